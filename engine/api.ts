@@ -1,0 +1,159 @@
+/**
+ * The in-process surface of the engine that built-in workers (`engine-http`,
+ * `engine-state`, …) program against. A built-in worker is a peer like any
+ * WebSocket worker: it registers functions and trigger types, and calls
+ * functions through the same router, so nothing in the engine special-cases it.
+ *
+ * @module
+ */
+
+/** A structured failure of a call: the `ErrorBody` of the wire protocol. */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  stacktrace?: string;
+}
+
+/** Everything a function handler learns about the call besides its payload. */
+export interface InvocationContext {
+  /** The id the handler was registered under. */
+  functionId: string;
+  /** The engine's id for this invocation. */
+  invocationId: string;
+  /** W3C trace context of the call, when the caller sent one. */
+  traceparent?: string;
+  baggage?: string;
+  /** The invocation's side-channel metadata (a trigger's `metadata`). */
+  metadata?: unknown;
+  /** The worker id of the caller, when the caller is a worker. */
+  callerWorkerId?: string;
+  /** Aborted when the call times out or its caller goes away. */
+  signal: AbortSignal;
+}
+
+/** A function implemented inside the engine process. */
+export type FunctionHandler = (
+  payload: unknown,
+  ctx: InvocationContext,
+) => unknown | Promise<unknown>;
+
+export interface FunctionOptions {
+  description?: string;
+  metadata?: Record<string, unknown>;
+  request_format?: unknown;
+  response_format?: unknown;
+}
+
+/** One registered trigger, as its trigger-type provider sees it. */
+export interface TriggerBinding {
+  id: string;
+  type: string;
+  functionId: string;
+  config: unknown;
+  metadata?: unknown;
+  /** The worker that registered the trigger. */
+  workerId: string;
+}
+
+/**
+ * Implemented by whoever provides a trigger type. `registerTrigger` refuses a
+ * binding by throwing; the error's message goes back to the registering
+ * worker in a `triggerregistrationresult` frame.
+ */
+export interface TriggerTypeProvider {
+  registerTrigger(binding: TriggerBinding): void | Promise<void>;
+  unregisterTrigger(binding: TriggerBinding): void | Promise<void>;
+}
+
+export interface CallOptions {
+  /** Engine-side time-out for this call; the engine default applies otherwise. */
+  timeoutMs?: number;
+  traceparent?: string;
+  baggage?: string;
+  metadata?: unknown;
+  /** Aborting it fails the call with `invocation_stopped`. */
+  signal?: AbortSignal;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** A log entry in the engine's one searchable log. */
+export interface LogEntry {
+  /** Milliseconds since the epoch. */
+  time: number;
+  level: LogLevel;
+  message: string;
+  /** Who wrote it: `engine`, a worker name, … */
+  source: string;
+  worker?: string;
+  function?: string;
+  traceId?: string;
+  spanId?: string;
+  data?: unknown;
+}
+
+export interface Logger {
+  debug(message: string, data?: unknown): void;
+  info(message: string, data?: unknown): void;
+  warn(message: string, data?: unknown): void;
+  error(message: string, data?: unknown): void;
+  /** A logger whose entries carry these fields too. */
+  child(fields: Partial<Omit<LogEntry, "time" | "level" | "message">>): Logger;
+}
+
+/** The engine as a built-in worker sees it. */
+export interface EngineApi {
+  /** Registers (or replaces) a function owned by this worker; returns its unregister. */
+  registerFunction(id: string, handler: FunctionHandler, options?: FunctionOptions): () => void;
+  /** Provides a trigger type; triggers of that type are handed to `provider`. */
+  registerTriggerType(id: string, description: string, provider: TriggerTypeProvider): () => void;
+  /**
+   * Calls a function anywhere in the system and resolves with its result.
+   * Rejects with a {@link CallError} carrying the `ErrorBody`.
+   */
+  call(functionId: string, payload: unknown, options?: CallOptions): Promise<unknown>;
+  /** Fire-and-forget call: no result, errors only logged. */
+  callVoid(functionId: string, payload: unknown, options?: CallOptions): void;
+  /** Whether some live worker has registered `functionId` right now. */
+  hasFunction(functionId: string): boolean;
+  /** This worker's logger (entries tagged with the worker's name). */
+  log: Logger;
+  /** The folder relative paths in this worker's config resolve against. */
+  baseDir: string;
+}
+
+/** Thrown by {@link EngineApi.call} when the call fails. */
+export class CallError extends Error {
+  readonly code: string;
+  readonly stacktrace: string | undefined;
+  constructor(body: ErrorBody) {
+    super(body.message);
+    this.name = "CallError";
+    this.code = body.code;
+    this.stacktrace = body.stacktrace;
+  }
+  toBody(): ErrorBody {
+    return this.stacktrace === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, stacktrace: this.stacktrace };
+  }
+}
+
+/** A running built-in worker. */
+export interface RunningWorker {
+  /** Stops serving and releases every resource; resolves when done. */
+  stop(): Promise<void>;
+  /** A short status for `engine::workers::list` and the console. */
+  describe?(): Record<string, unknown>;
+}
+
+/** A built-in worker: a name, its config schema and a start function. */
+export interface BuiltinWorker<C = unknown> {
+  name: string;
+  description: string;
+  /** Validates the `config:` block of its config entry (zod `parse`); throws a ZodError. */
+  parseConfig(raw: unknown): C;
+  /** The config `worker add <name>` writes: the reference configuration. */
+  defaultConfig: Record<string, unknown>;
+  start(api: EngineApi, config: C): Promise<RunningWorker>;
+}
