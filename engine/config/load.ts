@@ -1,0 +1,64 @@
+/**
+ * Reading the config file from disk: the one part of `engine/config/` that
+ * touches `Deno.*`.
+ *
+ * @module
+ */
+
+import { dirname, relative, resolve } from "node:path";
+import { ConfigError } from "./error.ts";
+import { parseConfig, type ParseConfigOptions, type ParseConfigResult } from "./parse.ts";
+
+/** The config file's name when none is given. */
+export const DEFAULT_CONFIG_FILE = "engine-config.yaml";
+
+export interface LoadConfigOptions extends Omit<ParseConfigOptions, "file" | "env"> {
+  /** Reads an environment variable; `Deno.env.get` by default. */
+  env?: (name: string) => string | undefined;
+}
+
+/**
+ * Reads and parses the config file at `path`. A missing file is a
+ * {@linkcode ConfigError} that says how to create one.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadConfigFile } from "./load.ts";
+ * const result = await loadConfigFile("engine-config.yaml");
+ * if (!result.ok) {
+ *   console.error(result.error.message);
+ *   Deno.exit(1);
+ * }
+ * ```
+ */
+export async function loadConfigFile(
+  path: string,
+  options: LoadConfigOptions = {},
+): Promise<ParseConfigResult> {
+  const { env = (name: string) => Deno.env.get(name), ...rest } = options;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    return { ok: false, error: readError(path, error) };
+  }
+  return parseConfig(text, { ...rest, file: path, env });
+}
+
+function readError(path: string, error: unknown): ConfigError {
+  const absolute = resolve(path);
+  if (error instanceof Deno.errors.NotFound) {
+    const dir = relative(Deno.cwd(), dirname(absolute)) || ".";
+    return new ConfigError(
+      `No config file at "${absolute}": create one with ` +
+        `"engine create --template quickstart --directory ${dir}", ` +
+        `or write a file containing "workers: []"`,
+      { file: path, cause: error },
+    );
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ConfigError(`Cannot read config file "${absolute}": ${detail}`, {
+    file: path,
+    cause: error,
+  });
+}

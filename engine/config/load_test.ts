@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { join, resolve } from "node:path";
+import { ConfigError } from "./error.ts";
+import { loadConfigFile } from "./load.ts";
+
+Deno.test("loadConfigFile() reads and parses the file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, "engine-config.yaml");
+    await Deno.writeTextFile(file, "port: ${TEST_PORT:4000}\nworkers: []\n");
+    const result = await loadConfigFile(file, { env: () => undefined });
+    assert.ok(result.ok, result.ok ? "" : result.error.message);
+    assert.equal(result.config.port, 4000);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadConfigFile() names the file in a parse error", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, "engine-config.yaml");
+    await Deno.writeTextFile(file, "workers: []\nportt: 1\n");
+    const result = await loadConfigFile(file, { env: () => undefined });
+    assert.ok(!result.ok);
+    assert.equal(result.error.message, `${file}:2:1: portt: Unknown field`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadConfigFile() says how to create a missing file", async () => {
+  const result = await loadConfigFile("no-such-dir/engine-config.yaml");
+  assert.ok(!result.ok);
+  assert.ok(result.error instanceof ConfigError);
+  assert.equal(result.error.file, "no-such-dir/engine-config.yaml");
+  assert.equal(result.error.line, 0);
+  assert.equal(
+    result.error.message,
+    `No config file at "${resolve("no-such-dir/engine-config.yaml")}": create one with ` +
+      `"engine create --template quickstart --directory no-such-dir", ` +
+      `or write a file containing "workers: []"`,
+  );
+});
+
+Deno.test("loadConfigFile() reports a file it cannot read", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const result = await loadConfigFile(dir);
+    assert.ok(!result.ok);
+    assert.match(result.error.message, /^Cannot read config file ".+": /);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

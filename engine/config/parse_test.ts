@@ -1,0 +1,288 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { ConfigError } from "./error.ts";
+import { parseConfig, type ParseConfigOptions } from "./parse.ts";
+
+const HttpConfig = z.strictObject({
+  port: z.number().int().default(3111),
+  host: z.string().default("127.0.0.1"),
+  cors: z.strictObject({ allowed_origins: z.array(z.string()).default(["localhost"]) }).prefault(
+    {},
+  ),
+});
+const StateConfig = z.strictObject({ adapter: z.string().default("memory") });
+
+const FILE = "engine-config.yaml";
+const options = (env: Record<string, string> = {}): ParseConfigOptions => ({
+  file: FILE,
+  env: (name) => env[name],
+  workerConfigs: {
+    "engine-http": (raw) => HttpConfig.parse(raw),
+    "engine-state": (raw) => StateConfig.parse(raw),
+  },
+});
+
+function errorOf(text: string, env: Record<string, string> = {}): ConfigError {
+  const result = parseConfig(text, options(env));
+  assert.ok(!result.ok, "expected the config to be refused");
+  assert.ok(result.error instanceof ConfigError);
+  return result.error;
+}
+
+Deno.test("parseConfig() names the file, line and field of each error", async (t) => {
+  // [case, text, line, column, field path, start of the problem]
+  const cases: [string, string, number, number, string, string][] = [
+    ["unknown top-level key", "host: 127.0.0.1\nprot: 3\n", 2, 1, "prot", "Unknown field"],
+    [
+      "unknown key in a nested object",
+      "console:\n  port: 1\n  hots: x\n",
+      3,
+      3,
+      "console.hots",
+      "Unknown field",
+    ],
+    ["bad port", "port: 70000\n", 1, 7, "port", "Must be at most 65535, got 70000"],
+    ["negative port", "console:\n  port: -1\n", 2, 9, "console.port", "Must be at least 0, got -1"],
+    ["wrong type", 'port: "49134"\n', 1, 7, "port", 'Expected a number, got "49134"'],
+    ["bare workers key", "workers:\n", 1, 9, "workers", "Expected a list, got null"],
+    [
+      "wrong type nested in a worker config",
+      "workers:\n  - name: engine-state\n  - name: engine-http\n    config:\n      port: abc\n",
+      5,
+      13,
+      "workers[1].config.port",
+      'Expected a number, got "abc"',
+    ],
+    [
+      "unknown key in a worker config",
+      "workers:\n  - name: engine-http\n    config:\n      cors:\n        origins: [a]\n",
+      5,
+      9,
+      "workers[0].config.cors.origins",
+      "Unknown field",
+    ],
+    [
+      "duplicate worker names",
+      "workers:\n  - name: a\n    path: ./a\n  - name: a\n    path: ./b\n",
+      4,
+      11,
+      "workers[1].name",
+      'Duplicate worker name "a": already used by workers[0]',
+    ],
+    [
+      "invalid worker name",
+      "workers:\n  - name: ../up\n    path: ./a\n",
+      2,
+      11,
+      "workers[0].name",
+      'Invalid worker name "../up"',
+    ],
+    [
+      "unknown worker without a path",
+      "workers:\n  - name: mystery\n",
+      2,
+      11,
+      "workers[0].name",
+      'Unknown worker "mystery": give it a "path", or use a built-in worker: "engine-http", "engine-state"',
+    ],
+    [
+      "missing field points at its parent map",
+      "rest_api:\n  middleware:\n    - priority: 1\n",
+      3,
+      7,
+      "rest_api.middleware[0].function_id",
+      "Missing required field",
+    ],
+    [
+      "bad middleware phase",
+      "rest_api:\n  middleware:\n    - function_id: auth\n      phase: onRequest\n",
+      4,
+      14,
+      "rest_api.middleware[0].phase",
+      'Expected "preHandler", got "onRequest"',
+    ],
+    [
+      "undefined variable with its line",
+      "# ${IN_A_COMMENT}\nhost: 127.0.0.1\nport: ${ENGINE_PORT}\n",
+      3,
+      7,
+      "port",
+      'Environment variable "ENGINE_PORT" is not set and has no default',
+    ],
+    [
+      "undefined variable in a worker config",
+      "workers:\n  - name: engine-http\n    config:\n      host: ${HTTP_HOST}\n",
+      4,
+      13,
+      "workers[0].config.host",
+      'Environment variable "HTTP_HOST"',
+    ],
+    ["YAML syntax error", "host: 127.0.0.1\nworkers: [\n  - a\n", 3, 3, "", "Invalid YAML: "],
+    [
+      "duplicate YAML key",
+      "port: 1\nhost: a\nport: 2\n",
+      3,
+      1,
+      "",
+      "Invalid YAML: Map keys must be unique",
+    ],
+    [
+      "console exposed without a token",
+      "console:\n  host: 0.0.0.0\n",
+      2,
+      9,
+      "console.host",
+      'Console bound to "0.0.0.0" requires a token',
+    ],
+    [
+      "position after a substituted variable",
+      "host: ${HOST}\nlogs: { max_entries: 0 }\n",
+      2,
+      22,
+      "logs.max_entries",
+      "Must be greater than 0, got 0",
+    ],
+  ];
+  for (const [name, text, line, column, path, problem] of cases) {
+    await t.step(name, () => {
+      const error = errorOf(text, { HOST: "a-much-longer-host-name" });
+      assert.deepEqual(
+        { file: error.file, line: error.line, column: error.column, path: error.path },
+        { file: FILE, line, column, path },
+        error.message,
+      );
+      assert.ok(error.problem.startsWith(problem), error.problem);
+      const place = path === ""
+        ? `${FILE}:${line}:${column}: `
+        : `${FILE}:${line}:${column}: ${path}: `;
+      assert.equal(error.message, place + error.problem);
+      assert.ok(!error.message.includes("\n"), "one line");
+    });
+  }
+});
+
+Deno.test("parseConfig() reports the first problem in file order", () => {
+  const error = errorOf(
+    "workers:\n  - name: engine-http\n    config: { port: x }\nprot: 1\nport: -5\n",
+  );
+  assert.equal(error.line, 3);
+  assert.equal(error.path, "workers[0].config.port");
+});
+
+Deno.test("parseConfig() fills every default", async (t) => {
+  for (const text of ["", "# only a comment\n", "workers: []\n", "{}\n"]) {
+    await t.step(JSON.stringify(text), () => {
+      const result = parseConfig(text, options());
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+      assert.deepEqual(result.config, {
+        host: "127.0.0.1",
+        port: 49134,
+        invocation_timeout_ms: 30_000,
+        max_frame_bytes: 16 * 1024 * 1024,
+        auth: {},
+        workers: [],
+        console: { host: "127.0.0.1", port: 3113, enabled: true },
+        rest_api: { middleware: [] },
+        logs: { max_entries: 10_000 },
+        traces: { max_spans: 10_000 },
+      });
+    });
+  }
+});
+
+Deno.test("parseConfig() keeps each built-in worker's parsed config", () => {
+  const text = [
+    "workers:",
+    "  - name: engine-http",
+    "    config:",
+    "      port: ${HTTP_PORT:3111}",
+    "  - name: engine-state",
+    "  - name: math",
+    "    path: ./workers/math",
+    "    config: { anything: [1, 2] }",
+    "rest_api:",
+    "  middleware:",
+    "    - function_id: auth::check",
+    "",
+  ].join("\n");
+  const result = parseConfig(text, options({ HTTP_PORT: "8080" }));
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  assert.deepEqual(result.config.workers, [
+    {
+      name: "engine-http",
+      config: { port: 8080, host: "127.0.0.1", cors: { allowed_origins: ["localhost"] } },
+    },
+    { name: "engine-state", config: { adapter: "memory" } },
+    { name: "math", path: "./workers/math", config: { anything: [1, 2] } },
+  ]);
+  assert.deepEqual(result.config.rest_api.middleware, [
+    { function_id: "auth::check", phase: "preHandler", priority: 0 },
+  ]);
+});
+
+Deno.test("parseConfig() without workerConfigs accepts the built-in names unchecked", () => {
+  const text = "workers:\n  - name: engine-queue\n    config: { whatever: 1 }\n  - name: other\n";
+  const result = parseConfig(text, { file: FILE, env: () => undefined });
+  assert.ok(!result.ok);
+  assert.equal(result.error.path, "workers[1].name");
+  assert.match(result.error.problem, /"engine-http", "engine-state", "engine-queue"/);
+});
+
+Deno.test("parseConfig() reports a worker parser's non-zod error at its config", () => {
+  const result = parseConfig("workers:\n  - name: engine-http\n    config: { port: 1 }\n", {
+    file: FILE,
+    env: () => undefined,
+    workerConfigs: {
+      "engine-http": () => {
+        throw new Error("Port 1 is reserved");
+      },
+    },
+  });
+  assert.ok(!result.ok);
+  assert.equal(result.error.message, `${FILE}:3:13: workers[0].config: Port 1 is reserved`);
+});
+
+Deno.test("parseConfig() takes tokens from the file or the environment", async (t) => {
+  const cases: [string, string, Record<string, string>, { auth?: string; console?: string }][] = [
+    ["none", "workers: []\n", {}, {}],
+    ["from the file", "auth: { token: a }\nconsole: { token: b }\n", { ENGINE_TOKEN: "x" }, {
+      auth: "a",
+      console: "b",
+    }],
+    ["from the environment", "workers: []\n", { ENGINE_TOKEN: "x", ENGINE_CONSOLE_TOKEN: "y" }, {
+      auth: "x",
+      console: "y",
+    }],
+    ["empty variables count as unset", "workers: []\n", {
+      ENGINE_TOKEN: "",
+      ENGINE_CONSOLE_TOKEN: "",
+    }, {}],
+    ["exposed console with an env token", "console: { host: 0.0.0.0 }\n", {
+      ENGINE_CONSOLE_TOKEN: "y",
+    }, { console: "y" }],
+  ];
+  for (const [name, text, env, tokens] of cases) {
+    await t.step(name, () => {
+      const result = parseConfig(text, options(env));
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+      assert.equal(result.config.auth.token, tokens.auth);
+      assert.equal(result.config.console.token, tokens.console);
+    });
+  }
+});
+
+Deno.test("parseConfig() lets a loopback or disabled console run without a token", async (t) => {
+  for (
+    const console of [
+      "{ host: localhost }",
+      "{ host: '::1' }",
+      "{ host: 127.0.0.2 }",
+      "{ host: 0.0.0.0, enabled: false }",
+    ]
+  ) {
+    await t.step(console, () => {
+      const result = parseConfig(`console: ${console}\n`, options());
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+    });
+  }
+});
