@@ -1,0 +1,70 @@
+/**
+ * Test support: a real `redis-server` on a free loopback port, started for a
+ * test and stopped by it. Needs the Debian package `redis-server`.
+ *
+ * @module
+ */
+
+/** A running `redis-server`. */
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** Stops the server and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `redis-server` without persistence; resolves once it accepts connections. */
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = freePort();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command("redis-server", {
+      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(
+        "Cannot start redis-server: it is not installed (apt-get install redis-server)",
+      );
+    }
+    throw error;
+  }
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  while (!output.includes("Ready to accept connections")) {
+    const { value, done } = await reader.read();
+    if (done) {
+      const stderr = await new Response(child.stderr).text();
+      await child.status;
+      throw new Error(`Cannot start redis-server on port ${port}: it exited:\n${output}${stderr}`);
+    }
+    output += value;
+  }
+  // Keep draining its output so the server never blocks on a full pipe.
+  const drained = (async () => {
+    while (!(await reader.read()).done) { /* discard */ }
+  })();
+  const stderrDrained = child.stderr.pipeTo(new WritableStream());
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already exited.
+      }
+      await Promise.all([child.status, drained, stderrDrained]);
+    },
+  };
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr;
+  listener.close();
+  return port;
+}

@@ -1,0 +1,217 @@
+/**
+ * The Redis state adapter (`ioredis`). A scope is the hash `state:<scope>`; a
+ * key is a field holding the value's JSON text, the layout of the reference,
+ * so engines pointed at one Redis share their state.
+ *
+ * `set` and `delete` are Lua scripts that read the old value and write in one
+ * step. `update` is optimistic: it reads the field, applies the ops in
+ * TypeScript (`update_ops.ts`, the same code as every adapter) and writes with
+ * a compare-and-set script that refuses when the field changed in between, in
+ * which case it reads again and retries. Updates to one key from this process
+ * queue behind each other, so only other processes cause retries.
+ *
+ * @module
+ */
+
+import { Redis } from "ioredis";
+import type { Logger } from "../../../engine/api.ts";
+import type { UpdateOp } from "../update_ops.ts";
+import { compareKeys, encodeValue, type JsonValue } from "../values.ts";
+import {
+  type DeleteOutcome,
+  planUpdate,
+  type SetOutcome,
+  type StateEntry,
+  type StateStore,
+  type StoreOptions,
+  type UpdateOutcome,
+} from "./store.ts";
+
+/** Options of {@link RedisStore.connect}. */
+export interface RedisStoreOptions extends StoreOptions {
+  /** `redis://[user:password@]host[:port][/db]` or `rediss://…`. */
+  url: string;
+  /** Where connection trouble is reported. */
+  log?: Logger;
+}
+
+const PREFIX = "state:";
+/** How many times an update retries after another process changed the key. */
+const MAX_UPDATE_ATTEMPTS = 1000;
+
+// KEYS[1] hash, ARGV[1] field, ARGV[2] new text: returns the old text or nil.
+const SET_SCRIPT = `
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return old`;
+
+// KEYS[1] hash, ARGV[1] field: returns the removed text or nil.
+const DELETE_SCRIPT = `
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return old`;
+
+// KEYS[1] hash, ARGV[1] field, ARGV[2] '1' if the field was read with the text
+// ARGV[3] or '0' if it was missing, ARGV[4] the new text: 1 if written, 0 if the
+// field no longer matches what was read.
+const COMPARE_AND_SET_SCRIPT = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[2] == '1' then
+  if current ~= ARGV[3] then return 0 end
+elseif current then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+return 1`;
+
+interface StateScripts {
+  stateSet(hash: string, field: string, text: string): Promise<string | null>;
+  stateDelete(hash: string, field: string): Promise<string | null>;
+  stateCompareAndSet(
+    hash: string,
+    field: string,
+    existed: "0" | "1",
+    expected: string,
+    text: string,
+  ): Promise<number>;
+}
+
+/** A {@link StateStore} in Redis. */
+export class RedisStore implements StateStore {
+  readonly adapter = "redis";
+  readonly #redis: Redis & StateScripts;
+  readonly #maxValueBytes: number;
+  /** The tail of each key's queue of updates from this process. */
+  readonly #updates = new Map<string, Promise<unknown>>();
+
+  private constructor(redis: Redis, options: RedisStoreOptions) {
+    redis.defineCommand("stateSet", { numberOfKeys: 1, lua: SET_SCRIPT });
+    redis.defineCommand("stateDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT });
+    redis.defineCommand("stateCompareAndSet", { numberOfKeys: 1, lua: COMPARE_AND_SET_SCRIPT });
+    this.#redis = redis as Redis & StateScripts;
+    this.#maxValueBytes = options.maxValueBytes;
+  }
+
+  /** Connects to `options.url`; rejects when Redis does not answer. */
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+    let lastError = "";
+    redis.on("error", (error: Error) => {
+      // ioredis reconnects by itself; report each distinct trouble once.
+      if (error.message === lastError) return;
+      lastError = error.message;
+      options.log?.warn(`Redis connection trouble at ${redactUrl(options.url)}: ${error.message}`);
+    });
+    redis.on("ready", () => lastError = "");
+    try {
+      await redis.connect();
+    } catch (error) {
+      redis.disconnect();
+      throw new Error(
+        `Cannot connect to Redis at ${redactUrl(options.url)}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+    return new RedisStore(redis, options);
+  }
+
+  async get(scope: string, key: string): Promise<JsonValue | undefined> {
+    const text = await this.#redis.hget(PREFIX + scope, key);
+    return text === null ? undefined : JSON.parse(text);
+  }
+
+  async set(scope: string, key: string, value: JsonValue): Promise<SetOutcome> {
+    const text = encodeValue(value, this.#maxValueBytes, { scope, key });
+    const old = await this.#redis.stateSet(PREFIX + scope, key, text);
+    return old === null
+      ? { created: true, oldValue: null }
+      : { created: false, oldValue: JSON.parse(old) };
+  }
+
+  async delete(scope: string, key: string): Promise<DeleteOutcome> {
+    const old = await this.#redis.stateDelete(PREFIX + scope, key);
+    return old === null
+      ? { existed: false, oldValue: null }
+      : { existed: true, oldValue: JSON.parse(old) };
+  }
+
+  update(scope: string, key: string, ops: readonly UpdateOp[]): Promise<UpdateOutcome> {
+    const id = `${scope}\u0000${key}`;
+    const previous = this.#updates.get(id) ?? Promise.resolve();
+    const run = previous.then(() => this.#update(scope, key, ops));
+    const tail = run.catch(() => {});
+    this.#updates.set(id, tail);
+    tail.then(() => {
+      if (this.#updates.get(id) === tail) this.#updates.delete(id);
+    });
+    return run;
+  }
+
+  async #update(scope: string, key: string, ops: readonly UpdateOp[]): Promise<UpdateOutcome> {
+    const hash = PREFIX + scope;
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      const stored = await this.#redis.hget(hash, key);
+      const plan = planUpdate(stored ?? undefined, ops, {
+        scope,
+        key,
+        maxValueBytes: this.#maxValueBytes,
+      });
+      if (plan.text === undefined) return plan.outcome;
+      const written = await this.#redis.stateCompareAndSet(
+        hash,
+        key,
+        stored === null ? "0" : "1",
+        stored ?? "",
+        plan.text,
+      );
+      if (written === 1) return plan.outcome;
+      // Another process wrote in between: back off a little, at random, and retry.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 20)));
+    }
+    throw new Error(
+      `Cannot update scope "${scope}" key "${key}": it kept changing during ${MAX_UPDATE_ATTEMPTS} attempts`,
+    );
+  }
+
+  async list(scope: string): Promise<StateEntry[]> {
+    const fields = await this.#redis.hgetall(PREFIX + scope);
+    return Object.keys(fields).sort(compareKeys).map((key) => ({
+      key,
+      value: JSON.parse(fields[key] as string),
+    }));
+  }
+
+  async listGroups(): Promise<string[]> {
+    const groups = new Set<string>();
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.#redis.scan(cursor, "MATCH", `${PREFIX}*`, "COUNT", 500);
+      for (const key of keys) groups.add(key.slice(PREFIX.length));
+      cursor = next;
+    } while (cursor !== "0");
+    return [...groups].sort(compareKeys);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.#updates.values());
+    try {
+      await this.#redis.quit();
+    } catch {
+      // Already gone: nothing to release but the socket.
+    }
+    this.#redis.disconnect();
+  }
+}
+
+/** The URL with any password replaced by `***`, fit for logs and errors. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The SQLite state adapter (`node:sqlite`), the default. One table keyed by
+ * `(scope, key)` holds each value's JSON text. Statements are prepared once at
+ * open; a call runs a handful of them and no schema work.
+ *
+ * Durability: the database runs in WAL mode. With `synchronous: "normal"` (the
+ * default) a commit has written its WAL frames to the operating system before
+ * `COMMIT` returns, and only the fsync waits for the next checkpoint, so an
+ * answered write survives the engine being killed (even with `kill -9`); an
+ * operating-system crash or power loss may lose the last commits but never
+ * corrupts the file. `synchronous: "full"` fsyncs every commit, surviving power
+ * loss too, at roughly ten times the cost of a write.
+ *
+ * Atomicity: `node:sqlite` is synchronous, so inside this process nothing runs
+ * between a read and its write; `BEGIN IMMEDIATE` takes the write lock first,
+ * so another process sharing the file cannot slip in either.
+ *
+ * @module
+ */
+
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { UpdateOp } from "../update_ops.ts";
+import { compareKeys, encodeValue, type JsonValue } from "../values.ts";
+import {
+  type DeleteOutcome,
+  planUpdate,
+  type SetOutcome,
+  type StateEntry,
+  type StateStore,
+  type StoreOptions,
+  type UpdateOutcome,
+} from "./store.ts";
+
+/** Options of {@link SqliteStore.open}. */
+export interface SqliteStoreOptions extends StoreOptions {
+  /** The database file; its folder is created when missing. */
+  path: string;
+  /** How often SQLite fsyncs: see the module documentation. Default `normal`. */
+  synchronous?: "normal" | "full";
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS state_entries (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (scope, key)
+  ) WITHOUT ROWID`;
+
+/** A {@link StateStore} in a SQLite file. */
+export class SqliteStore implements StateStore {
+  readonly adapter = "sqlite";
+  readonly path: string;
+  readonly #db: DatabaseSync;
+  readonly #maxValueBytes: number;
+  readonly #sql: Record<
+    "begin" | "commit" | "rollback" | "get" | "upsert" | "remove" | "list" | "groups",
+    StatementSync
+  >;
+
+  private constructor(db: DatabaseSync, options: SqliteStoreOptions) {
+    this.#db = db;
+    this.path = options.path;
+    this.#maxValueBytes = options.maxValueBytes;
+    this.#sql = {
+      begin: db.prepare("BEGIN IMMEDIATE"),
+      commit: db.prepare("COMMIT"),
+      rollback: db.prepare("ROLLBACK"),
+      get: db.prepare("SELECT value FROM state_entries WHERE scope = ? AND key = ?"),
+      upsert: db.prepare(
+        "INSERT INTO state_entries (scope, key, value) VALUES (?, ?, ?) " +
+          "ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value",
+      ),
+      remove: db.prepare("DELETE FROM state_entries WHERE scope = ? AND key = ?"),
+      list: db.prepare("SELECT key, value FROM state_entries WHERE scope = ?"),
+      groups: db.prepare("SELECT DISTINCT scope FROM state_entries"),
+    };
+  }
+
+  /** Opens (creating when missing) the database at `options.path`. */
+  static open(options: SqliteStoreOptions): SqliteStore {
+    let db: DatabaseSync | undefined;
+    try {
+      mkdirSync(dirname(options.path), { recursive: true });
+      db = new DatabaseSync(options.path);
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+      db.exec("PRAGMA busy_timeout = 5000");
+      db.exec(SCHEMA);
+      return new SqliteStore(db, options);
+    } catch (error) {
+      db?.close();
+      throw new Error(`Cannot open the state database "${options.path}": ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  get(scope: string, key: string): JsonValue | undefined {
+    const text = this.#read(scope, key);
+    return text === undefined ? undefined : JSON.parse(text);
+  }
+
+  set(scope: string, key: string, value: JsonValue): SetOutcome {
+    const text = encodeValue(value, this.#maxValueBytes, { scope, key });
+    const old = this.#transaction(() => {
+      const old = this.#read(scope, key);
+      this.#sql.upsert.run(scope, key, text);
+      return old;
+    });
+    return old === undefined
+      ? { created: true, oldValue: null }
+      : { created: false, oldValue: JSON.parse(old) };
+  }
+
+  delete(scope: string, key: string): DeleteOutcome {
+    const old = this.#transaction(() => {
+      const old = this.#read(scope, key);
+      if (old !== undefined) this.#sql.remove.run(scope, key);
+      return old;
+    });
+    return old === undefined
+      ? { existed: false, oldValue: null }
+      : { existed: true, oldValue: JSON.parse(old) };
+  }
+
+  update(scope: string, key: string, ops: readonly UpdateOp[]): UpdateOutcome {
+    return this.#transaction(() => {
+      const plan = planUpdate(this.#read(scope, key), ops, {
+        scope,
+        key,
+        maxValueBytes: this.#maxValueBytes,
+      });
+      if (plan.text !== undefined) this.#sql.upsert.run(scope, key, plan.text);
+      return plan.outcome;
+    });
+  }
+
+  list(scope: string): StateEntry[] {
+    const rows = this.#sql.list.all(scope) as { key: string; value: string }[];
+    rows.sort((a, b) => compareKeys(a.key, b.key));
+    return rows.map((row) => ({ key: row.key, value: JSON.parse(row.value) }));
+  }
+
+  listGroups(): string[] {
+    const rows = this.#sql.groups.all() as { scope: string }[];
+    return rows.map((row) => row.scope).sort(compareKeys);
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #read(scope: string, key: string): string | undefined {
+    const row = this.#sql.get.get(scope, key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  #transaction<T>(body: () => T): T {
+    this.#sql.begin.run();
+    try {
+      const result = body();
+      this.#sql.commit.run();
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#sql.rollback.run();
+      throw error;
+    }
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,194 @@
+/**
+ * The `state::*` functions: payloads in, a {@link StateStore} call, results
+ * and change events out. Shapes follow the reference (see README.md).
+ *
+ * @module
+ */
+
+import { CallError, type EngineApi, type FunctionHandler, type Logger } from "../../engine/api.ts";
+import type { Awaitable, StateStore } from "./adapters/store.ts";
+import { invalidInput, readName, readObject, readTarget, readValue } from "./input.ts";
+import type { StateEvent } from "./triggers.ts";
+import { parseOps } from "./update_ops.ts";
+
+/** What the functions need: a store, where change events go, where failures are logged. */
+export interface StateFunctionsOptions {
+  store: StateStore;
+  /** Called after each successful change; must return at once. */
+  onChange(event: StateEvent): void;
+  log: Logger;
+}
+
+/** One function of the worker: its handler and description. */
+export interface StateFunction {
+  description: string;
+  handler: FunctionHandler;
+}
+
+/** The `state::*` functions by id. */
+export function createStateFunctions(
+  options: StateFunctionsOptions,
+): Record<string, StateFunction> {
+  const { store, onChange } = options;
+  const guard = adapterGuard(options.log);
+
+  return {
+    "state::get": {
+      description: "Returns the value stored under {scope, key}, or null when none is stored",
+      handler: async (payload) => {
+        const { scope, key } = readTarget("state::get", payload);
+        const value = await guard(
+          "GET_ERROR",
+          `read scope "${scope}" key "${key}"`,
+          () => store.get(scope, key),
+        );
+        return value ?? null;
+      },
+    },
+
+    "state::set": {
+      description: "Stores {value} under {scope, key}; returns {old_value, new_value}",
+      handler: async (payload) => {
+        const { scope, key, input } = readTarget("state::set", payload);
+        const value = readValue("state::set", input);
+        const { created, oldValue } = await guard(
+          "SET_ERROR",
+          `write scope "${scope}" key "${key}"`,
+          () => store.set(scope, key, value),
+        );
+        onChange({
+          type: "state",
+          event_type: created ? "state:created" : "state:updated",
+          scope,
+          key,
+          old_value: oldValue,
+          new_value: value,
+        });
+        return { old_value: oldValue, new_value: value };
+      },
+    },
+
+    "state::delete": {
+      description: "Deletes the value under {scope, key}; returns it, or null when none was stored",
+      handler: async (payload) => {
+        const { scope, key } = readTarget("state::delete", payload);
+        const { existed, oldValue } = await guard(
+          "DELETE_ERROR",
+          `delete scope "${scope}" key "${key}"`,
+          () => store.delete(scope, key),
+        );
+        if (existed) {
+          onChange({
+            type: "state",
+            event_type: "state:deleted",
+            scope,
+            key,
+            old_value: oldValue,
+            new_value: null,
+          });
+        }
+        return oldValue;
+      },
+    },
+
+    "state::update": {
+      description:
+        "Applies {ops} to the value under {scope, key} atomically; returns {old_value, new_value, errors?}",
+      handler: async (payload) => {
+        const { scope, key, input } = readTarget("state::update", payload);
+        const parsed = parseOps(input.ops);
+        if (!parsed.ok) throw invalidInput("state::update", parsed.problem, parsed.code);
+        const outcome = await guard(
+          "UPDATE_ERROR",
+          `update scope "${scope}" key "${key}"`,
+          () => store.update(scope, key, parsed.ops),
+        );
+        if (outcome.written) {
+          onChange({
+            type: "state",
+            event_type: outcome.created ? "state:created" : "state:updated",
+            scope,
+            key,
+            old_value: outcome.oldValue,
+            new_value: outcome.newValue,
+          });
+        }
+        const result: Record<string, unknown> = {
+          old_value: outcome.oldValue,
+          new_value: outcome.newValue,
+        };
+        if (outcome.errors.length > 0) result.errors = outcome.errors;
+        return result;
+      },
+    },
+
+    "state::list": {
+      description: "Returns the values stored in {scope}, ordered by key",
+      handler: async (payload) => {
+        const scope = readName(
+          "state::list",
+          readObject("state::list", payload, `with "scope"`),
+          "scope",
+        );
+        const entries = await guard("LIST_ERROR", `list scope "${scope}"`, () => store.list(scope));
+        return entries.map((entry) => entry.value);
+      },
+    },
+
+    "state::list_keys": {
+      description: "Returns the entries of {scope} as [{key, value}], ordered by key",
+      handler: async (payload) => {
+        const scope = readName(
+          "state::list_keys",
+          readObject("state::list_keys", payload, `with "scope"`),
+          "scope",
+        );
+        return await guard("LIST_ERROR", `list scope "${scope}"`, () => store.list(scope));
+      },
+    },
+
+    "state::list_groups": {
+      description: "Returns {groups}: the scopes that hold at least one value, sorted",
+      handler: async () => {
+        const groups = await guard(
+          "LIST_GROUPS_ERROR",
+          "list the scopes",
+          () => store.listGroups(),
+        );
+        return { groups };
+      },
+    },
+  };
+}
+
+/** Registers `functions` with the engine; returns their unregister. */
+export function registerStateFunctions(
+  api: EngineApi,
+  functions: Record<string, StateFunction>,
+): () => void {
+  const unregisters = Object.entries(functions).map(([id, fn]) =>
+    api.registerFunction(id, fn.handler, { description: fn.description })
+  );
+  return () => unregisters.forEach((unregister) => unregister());
+}
+
+/**
+ * Runs an adapter call; a failure that is not already a `CallError` (a full
+ * disk, Redis gone) becomes one with `code`, and is logged.
+ */
+function adapterGuard(log: Logger) {
+  return async function guard<T>(
+    code: string,
+    action: string,
+    call: () => Awaitable<T>,
+  ): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof CallError) throw error;
+      const message = `Cannot ${action}: ${error instanceof Error ? error.message : String(error)}`;
+      log.error(message, { code });
+      throw new CallError({ code, message });
+    }
+  };
+}

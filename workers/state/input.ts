@@ -1,0 +1,67 @@
+/**
+ * Reading the payloads of `state::*` calls: every problem becomes a
+ * `CallError` `INVALID_ARGUMENT` that names the function and the field, thrown
+ * before anything is read or written.
+ *
+ * @module
+ */
+
+import { CallError } from "../../engine/api.ts";
+import { isJsonObject, jsonProblem, type JsonValue } from "./values.ts";
+
+/** `Invalid input for state::set: "scope" must be a non-empty string`. */
+export function invalidInput(fn: string, problem: string, code = "INVALID_ARGUMENT"): CallError {
+  return new CallError({ code, message: `Invalid input for ${fn}: ${problem}` });
+}
+
+/** The payload as an object, or an error saying which fields the function takes. */
+export function readObject(fn: string, payload: unknown, fields: string): Record<string, unknown> {
+  if (!isJsonObject(payload)) {
+    const got = payload === undefined || payload === null
+      ? "none"
+      : Array.isArray(payload)
+      ? "an array"
+      : `a ${typeof payload}`;
+    throw invalidInput(fn, `the payload must be an object ${fields}, got ${got}`);
+  }
+  return payload;
+}
+
+/** A required non-empty string field (`scope`, `key`). */
+export function readName(fn: string, input: Record<string, unknown>, field: string): string {
+  const value = input[field];
+  if (typeof value !== "string" || value === "") {
+    const got = value === undefined
+      ? "it is missing"
+      : value === ""
+      ? "it is empty"
+      : `got ${describe(value)}`;
+    throw invalidInput(fn, `"${field}" must be a non-empty string: ${got}`);
+  }
+  return value;
+}
+
+/** `{scope, key}` of the payload. */
+export function readTarget(
+  fn: string,
+  payload: unknown,
+): { scope: string; key: string; input: Record<string, unknown> } {
+  const input = readObject(fn, payload, `with "scope" and "key"`);
+  return { scope: readName(fn, input, "scope"), key: readName(fn, input, "key"), input };
+}
+
+/** The `value` of `state::set` (or its reference alias `data`), checked to be JSON. */
+export function readValue(fn: string, input: Record<string, unknown>): JsonValue {
+  const field = input.value === undefined && input.data !== undefined ? "data" : "value";
+  const value = input[field];
+  if (value === undefined) throw invalidInput(fn, `"value" is required (send null to store null)`);
+  const problem = jsonProblem(value, field);
+  if (problem !== undefined) throw invalidInput(fn, problem);
+  return value as JsonValue;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,139 @@
+/**
+ * JSON values as the state worker stores them: the JSON check for values that
+ * arrive from in-process callers, the size-checked encoding every adapter
+ * writes, and the one key order every adapter lists in.
+ *
+ * @module
+ */
+
+import { CallError } from "../../engine/api.ts";
+
+/** A JSON value: what `state::*` stores, returns and puts in events. */
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+/** A JSON object (not an array, not null). */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Whether `value` is a JSON object (a non-null, non-array object). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The JSON type name of a value, as op errors and messages name it. */
+export function jsonTypeName(value: JsonValue | undefined): string {
+  if (value === undefined) return "missing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+/**
+ * Why `value` is not a JSON value, naming the place (`value.items[2]`), or
+ * `undefined` when it is one. Payloads from the wire are always JSON; this
+ * guards values handed over by in-process callers (functions, `undefined`,
+ * `NaN`, `BigInt`, class instances, cycles).
+ */
+export function jsonProblem(value: unknown, place: string): string | undefined {
+  return check(value, place, new Set());
+}
+
+function check(value: unknown, place: string, parents: Set<object>): string | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      return Number.isFinite(value)
+        ? undefined
+        : `"${place}" is not JSON: ${value} is not a finite number`;
+    case "object": {
+      if (value === null) return undefined;
+      if (parents.has(value)) return `"${place}" is not JSON: it contains itself`;
+      const isArray = Array.isArray(value);
+      const proto = Object.getPrototypeOf(value);
+      if (!isArray && proto !== Object.prototype && proto !== null) {
+        return `"${place}" is not JSON: it is an instance of ${
+          proto?.constructor?.name ?? "a class"
+        }`;
+      }
+      parents.add(value);
+      let problem: string | undefined;
+      if (isArray) {
+        for (let i = 0; i < value.length && problem === undefined; i++) {
+          problem = check(value[i], `${place}[${i}]`, parents);
+        }
+      } else {
+        for (const [k, v] of Object.entries(value)) {
+          problem = check(v, `${place}.${k}`, parents);
+          if (problem !== undefined) break;
+        }
+      }
+      parents.delete(value);
+      return problem;
+    }
+    default:
+      return `"${place}" is not JSON: it is ${
+        value === undefined ? "undefined" : `a ${typeof value}`
+      }`;
+  }
+}
+
+/** Where a value is stored, for messages. */
+export interface ValueLocation {
+  scope: string;
+  key: string;
+}
+
+/**
+ * The compact JSON text of `value`, refused with `VALUE_TOO_LARGE` when its
+ * UTF-8 size is over `maxBytes`.
+ */
+export function encodeValue(value: JsonValue, maxBytes: number, where: ValueLocation): string {
+  const text = JSON.stringify(value);
+  // UTF-8 takes 1 to 3 bytes per UTF-16 unit: count only when it could matter.
+  if (text.length * 3 > maxBytes) {
+    const size = utf8Length(text);
+    if (size > maxBytes) throw valueTooLarge(size, maxBytes, where);
+  }
+  return text;
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+function valueTooLarge(size: number, limit: number, where: ValueLocation): CallError {
+  return new CallError({
+    code: "VALUE_TOO_LARGE",
+    message: `Value for scope "${where.scope}" key "${where.key}" is ${
+      numberFormat.format(size)
+    } bytes: the limit is ${numberFormat.format(limit)} bytes (max_value_bytes)`,
+  });
+}
+
+/** The order `list`, `list_keys` and `list_groups` return: by UTF-16 code units. */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
