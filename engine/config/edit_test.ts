@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import { addWorkerEntry, findWorkerEntry, removeWorkerEntry } from "./edit.ts";
+import { parseConfig } from "./parse.ts";
+
+/** A hand-written file with comments, blank lines, quoting and flow maps in odd places. */
+const FIXTURE = `# Engine config: hand-edited.
+host: "127.0.0.1"   # loopback only
+port: 49134
+
+workers:
+  # The HTTP worker, with its reference settings.
+  - name: engine-http
+    config:
+      port: 3111 # keep in sync with the proxy
+      cors: { allowed_origins: [localhost], allowed_methods: [GET, POST] }
+
+  - name: 'math'     # quoted on purpose
+    path: ./workers/math
+  # - name: disabled
+  #   path: ./workers/disabled
+
+# The console
+console:
+  port: 3113
+`;
+
+/** The lines of `after` that are not in `before`, asserting nothing else changed. */
+function insertedLines(before: string, after: string): string[] {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  let head = 0;
+  while (head < a.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  assert.equal(head + tail, a.length, `lines of the original changed:\n${after}`);
+  return b.slice(head, b.length - tail);
+}
+
+function parsesTo(text: string): string[] {
+  const result = parseConfig(text, { file: "test.yaml", env: () => undefined });
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  return result.config.workers.map((worker) => worker.name);
+}
+
+Deno.test("addWorkerEntry() changes only the lines of the added entry", async (t) => {
+  const cases: [string, Parameters<typeof addWorkerEntry>[1], string[]][] = [
+    ["local worker", { name: "orders", path: "./workers/orders" }, [
+      "  - name: orders",
+      "    path: ./workers/orders",
+    ]],
+    ["built-in with its config", {
+      name: "engine-state",
+      config: { adapter: { name: "sqlite", config: { path: "./data/state.db" } } },
+    }, [
+      "  - name: engine-state",
+      "    config:",
+      "      adapter:",
+      "        name: sqlite",
+      "        config:",
+      "          path: ./data/state.db",
+    ]],
+  ];
+  for (const [name, entry, lines] of cases) {
+    await t.step(name, () => {
+      const result = addWorkerEntry(FIXTURE, entry);
+      assert.ok(result.ok);
+      assert.equal(result.replaced, false);
+      assert.deepEqual(insertedLines(FIXTURE, result.text), lines);
+      assert.deepEqual(parsesTo(result.text), ["engine-http", "math", entry.name]);
+    });
+  }
+});
+
+Deno.test("addWorkerEntry() handles every shape of workers", async (t) => {
+  const entry = { name: "w", path: "./w" };
+  const cases: [string, string, string][] = [
+    ["empty file", "", "workers:\n  - name: w\n    path: ./w\n"],
+    ["only comments", "# nothing yet", "# nothing yet\nworkers:\n  - name: w\n    path: ./w\n"],
+    ["no workers key", "port: 1\n", "port: 1\nworkers:\n  - name: w\n    path: ./w\n"],
+    ["no final newline", "port: 1", "port: 1\nworkers:\n  - name: w\n    path: ./w\n"],
+    [
+      "empty flow list",
+      "workers: []\nport: 1\n",
+      "workers:\n  - name: w\n    path: ./w\nport: 1\n",
+    ],
+    [
+      "empty flow list with a comment",
+      "workers: [] # none\n",
+      "workers: # none\n  - name: w\n    path: ./w\n",
+    ],
+    ["empty flow list at the end", "workers: []", "workers:\n  - name: w\n    path: ./w\n"],
+    ["bare key", "workers:\nport: 1\n", "workers:\n  - name: w\n    path: ./w\nport: 1\n"],
+    ["null", "workers: ~\n", "workers:\n  - name: w\n    path: ./w\n"],
+    [
+      "flow list with entries",
+      "workers: [{ name: a, path: ./a }]\n",
+      "workers:\n  - name: a\n    path: ./a\n  - name: w\n    path: ./w\n",
+    ],
+    [
+      "list at column 0",
+      "workers:\n- name: a\n  path: ./a\nport: 1\n",
+      "workers:\n- name: a\n  path: ./a\n- name: w\n  path: ./w\nport: 1\n",
+    ],
+    [
+      "last entry without final newline",
+      "workers:\n  - name: a\n    path: ./a",
+      "workers:\n  - name: a\n    path: ./a\n  - name: w\n    path: ./w\n",
+    ],
+  ];
+  for (const [name, before, after] of cases) {
+    await t.step(name, () => {
+      const result = addWorkerEntry(before, entry);
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.equal(result.text, after);
+      assert.ok(parsesTo(result.text).includes("w"));
+    });
+  }
+});
+
+Deno.test("addWorkerEntry() twice says the worker exists and changes nothing", () => {
+  const first = addWorkerEntry(FIXTURE, { name: "orders", path: "./orders" });
+  assert.ok(first.ok);
+  const second = addWorkerEntry(first.text, { name: "orders", path: "./elsewhere" });
+  assert.deepEqual(second, {
+    ok: false,
+    reason: "exists",
+    index: 2,
+    line: 14,
+    entry: { name: "orders", path: "./orders" },
+  });
+  // A quoted name is found too.
+  const quoted = addWorkerEntry(FIXTURE, { name: "math", path: "./m" });
+  assert.ok(!quoted.ok && quoted.reason === "exists" && quoted.line === 12);
+});
+
+Deno.test("addWorkerEntry() with force replaces the entry in place", () => {
+  const result = addWorkerEntry(FIXTURE, { name: "math", path: "./workers/math2" }, {
+    force: true,
+  });
+  assert.ok(result.ok);
+  assert.equal(result.replaced, true);
+  const expected = FIXTURE.replace(
+    "  - name: 'math'     # quoted on purpose\n    path: ./workers/math\n",
+    "  - name: math\n    path: ./workers/math2\n",
+  );
+  assert.equal(result.text, expected);
+  assert.deepEqual(parsesTo(result.text), ["engine-http", "math"]);
+});
+
+Deno.test("addWorkerEntry() refuses what it cannot edit", async (t) => {
+  const cases: [string, string, string, RegExp][] = [
+    ["invalid YAML", "workers: [\n", "w", /invalid YAML at line 2/],
+    ["workers not a list", "workers: 3\n", "w", /"workers" is not a list/],
+    ["top level not a map", "- a\n", "w", /top level/],
+    ["invalid name", "workers: []\n", "../w", /Invalid worker name "..\/w"/],
+  ];
+  for (const [name, text, worker, message] of cases) {
+    await t.step(name, () => {
+      const result = addWorkerEntry(text, { name: worker, path: "./w" });
+      assert.ok(!result.ok && result.reason === "invalid");
+      assert.match(result.message, message);
+    });
+  }
+});
+
+Deno.test("removeWorkerEntry() removes only the entry's lines", async (t) => {
+  const cases: [string, string, string, string][] = [
+    [
+      "block entry",
+      "workers:\n  - name: a\n    path: ./a # here\n  - name: b\n    path: ./b\nport: 1\n",
+      "a",
+      "workers:\n  - name: b\n    path: ./b\nport: 1\n",
+    ],
+    [
+      "last entry leaves an empty list",
+      "workers: # mine\n  - name: a\n    path: ./a\n# tail\nport: 1\n",
+      "a",
+      "workers: [] # mine\n# tail\nport: 1\n",
+    ],
+    [
+      "flow list",
+      "workers: [{ name: a, path: ./a }, { name: b, path: ./b }] # x\n",
+      "a",
+      "workers: [ { name: b, path: ./b } ] # x\n",
+    ],
+    ["flow list emptied", "workers: [{ name: a, path: ./a }]\n", "a", "workers: []\n"],
+    [
+      "duplicates all go",
+      "workers:\n  - name: a\n    path: ./1\n  - name: a\n    path: ./2\n  - name: c\n    path: ./c\n",
+      "a",
+      "workers:\n  - name: c\n    path: ./c\n",
+    ],
+  ];
+  for (const [name, before, worker, after] of cases) {
+    await t.step(name, () => {
+      const result = removeWorkerEntry(before, worker);
+      assert.ok(result.ok, JSON.stringify(result));
+      assert.equal(result.text, after);
+      assert.ok(!parsesTo(result.text).includes(worker));
+    });
+  }
+});
+
+Deno.test("removeWorkerEntry() says when the worker is not there", async (t) => {
+  for (const text of ["", "workers: []\n", "workers:\n  - name: a\n    path: ./a\n"]) {
+    await t.step(JSON.stringify(text), () => {
+      assert.deepEqual(removeWorkerEntry(text, "b"), {
+        ok: false,
+        reason: "missing",
+        message: 'No worker "b" in the config file',
+      });
+    });
+  }
+});
+
+Deno.test("removeWorkerEntry() undoes addWorkerEntry() byte for byte", async (t) => {
+  for (
+    const text of [
+      FIXTURE,
+      "workers:\n- name: a\n  path: ./a\n",
+      "port: 1\nworkers:\n  - name: a\n    path: ./a",
+    ]
+  ) {
+    await t.step(JSON.stringify(text.slice(0, 20)), () => {
+      const added = addWorkerEntry(text, { name: "orders", config: { x: [1, { y: "z" }] } });
+      assert.ok(added.ok);
+      const removed = removeWorkerEntry(added.text, "orders");
+      assert.ok(removed.ok);
+      assert.equal(removed.text, text.endsWith("\n") ? text : `${text}\n`);
+    });
+  }
+});
+
+Deno.test("findWorkerEntry() finds an entry by name with its line", async (t) => {
+  const cases: [string, ReturnType<typeof findWorkerEntry>][] = [
+    ["engine-http", {
+      index: 0,
+      line: 7,
+      entry: {
+        name: "engine-http",
+        config: {
+          port: 3111,
+          cors: { allowed_origins: ["localhost"], allowed_methods: ["GET", "POST"] },
+        },
+      },
+    }],
+    ["math", { index: 1, line: 12, entry: { name: "math", path: "./workers/math" } }],
+    ["disabled", undefined],
+  ];
+  for (const [name, expected] of cases) {
+    await t.step(name, () => assert.deepEqual(findWorkerEntry(FIXTURE, name), expected));
+  }
+  assert.equal(findWorkerEntry("workers: [\n", "a"), undefined);
+});
