@@ -1,0 +1,41 @@
+"""Shared test setup: puts the SDK on ``sys.path`` and builds fast workers."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import unittest
+from typing import Any
+
+SDK_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if SDK_ROOT not in sys.path:
+    sys.path.insert(0, SDK_ROOT)
+
+from engine_sdk import Worker, register_worker  # noqa: E402
+
+# The SDK's own warnings (reconnects, idle drops) are expected in these tests.
+logging.getLogger("engine_sdk").setLevel(logging.CRITICAL)
+
+FAST: dict[str, Any] = {
+    "worker_name": "test-worker",
+    "reconnect_initial_delay_ms": 20,
+    "reconnect_max_delay_ms": 100,
+    "reconnect_jitter": 0,
+    "handshake_timeout_ms": 2000,
+    "invocation_timeout_ms": 5000,
+}
+
+
+class WorkerTestCase(unittest.TestCase):
+    """Starts workers that are shut down after the test."""
+
+    def start_worker(self, url: str, **options: Any) -> Worker:
+        worker = register_worker(url, {**FAST, **options})
+        self.addCleanup(worker.shutdown)
+        return worker
+
+
+def skip_open_burst(peer: Any) -> dict[str, Any]:
+    """Consumes frames up to and including the ``engine::workers::register`` call."""
+    return peer.next_of("invokefunction", "engine::workers::register")
