@@ -48,16 +48,16 @@ Deno.test("addWorkerEntry() changes only the lines of the added entry", async (t
       "  - name: orders",
       "    path: ./workers/orders",
     ]],
-    ["built-in with its config", {
-      name: "engine-state",
-      config: { adapter: { name: "sqlite", config: { path: "./data/state.db" } } },
+    ["built-in with a nested config", {
+      name: "engine-queue",
+      config: { adapter: { name: "sqlite", config: { path: "./data/queue.db" } } },
     }, [
-      "  - name: engine-state",
+      "  - name: engine-queue",
       "    config:",
       "      adapter:",
       "        name: sqlite",
       "        config:",
-      "          path: ./data/state.db",
+      "          path: ./data/queue.db",
     ]],
   ];
   for (const [name, entry, lines] of cases) {

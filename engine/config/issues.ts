@@ -70,9 +70,9 @@ function problemOf(issue: Issue, value: unknown): string {
     }
     case "invalid_value":
       if (issue.values) {
-        return `Expected ${issue.values.map((v) => describe(v)).join(" or ")}, got ${
-          describe(value)
-        }`;
+        const values = issue.values.map((v) => describe(v));
+        const expected = values.length > 2 ? `one of ${values.join(", ")}` : values.join(" or ");
+        return `Expected ${expected}, got ${describe(value)}`;
       }
       return issue.message;
     default:
