@@ -42,3 +42,4 @@ export {
   MiddlewareEntry,
   WorkerEntry,
 } from "./schema.ts";
+export { planReload, type ReloadPlan } from "./reload.ts";
