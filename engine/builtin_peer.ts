@@ -1,0 +1,196 @@
+/**
+ * An in-process worker (`engine-http`, `engine-state`, the engine's own
+ * `engine::*` functions): a peer whose functions are plain handlers, reached
+ * through the same router and invocation table as any WebSocket worker.
+ *
+ * @module
+ */
+import {
+  CallError,
+  type CallOptions,
+  type EngineApi,
+  type ErrorBody,
+  type FunctionHandler,
+  type FunctionOptions,
+  type Logger,
+  type TriggerBinding,
+  type TriggerTypeProvider,
+} from "./api.ts";
+import type { Engine, WorkerConn } from "./core.ts";
+import type { OutgoingCall, Peer } from "./peer.ts";
+import { checkFunctionId } from "./protocol/ids.ts";
+import { ErrorCode } from "./protocol/errors.ts";
+
+export class BuiltinPeer implements Peer {
+  readonly kind = "builtin" as const;
+  readonly backlog = 0;
+  readonly handlers = new Map<string, FunctionHandler>();
+  readonly providers = new Map<string, TriggerTypeProvider>();
+  #engine: Engine;
+  #conn!: WorkerConn;
+  #running = new Map<string, AbortController>();
+
+  constructor(engine: Engine) {
+    this.#engine = engine;
+  }
+
+  attach(conn: WorkerConn): void {
+    this.#conn = conn;
+  }
+
+  get conn(): WorkerConn {
+    return this.#conn;
+  }
+
+  invoke(call: OutgoingCall): void {
+    const handler = this.handlers.get(call.functionId);
+    const workerId = this.#conn.id;
+    if (!handler) {
+      this.#engine.settle(call.invocationId, workerId, {
+        ok: false,
+        error: { code: ErrorCode.FunctionNotFound, message: "Function not found" },
+      });
+      return;
+    }
+    const controller = new AbortController();
+    this.#running.set(call.invocationId, controller);
+    const ctx = {
+      functionId: call.functionId,
+      invocationId: call.invocationId,
+      signal: controller.signal,
+      ...(call.traceparent ? { traceparent: call.traceparent } : {}),
+      ...(call.baggage ? { baggage: call.baggage } : {}),
+      ...(call.metadata !== undefined ? { metadata: call.metadata } : {}),
+      ...(call.callerWorkerId ? { callerWorkerId: call.callerWorkerId } : {}),
+    };
+    // Run on a later microtask so a handler never re-enters the caller's stack.
+    Promise.resolve().then(() => handler(call.data, ctx)).then(
+      (result) => this.#engine.settle(call.invocationId, workerId, { ok: true, result }),
+      (e) => this.#engine.settle(call.invocationId, workerId, { ok: false, error: errorOf(e) }),
+    ).finally(() => this.#running.delete(call.invocationId));
+  }
+
+  async registerTrigger(binding: TriggerBinding): Promise<ErrorBody | undefined> {
+    const provider = this.providers.get(binding.type);
+    if (!provider) return { code: "trigger_type_not_found", message: "Trigger type not found" };
+    try {
+      await provider.registerTrigger(binding);
+      return undefined;
+    } catch (e) {
+      return {
+        code: ErrorCode.TriggerRegistrationFailed,
+        message: (e as Error).message ?? String(e),
+      };
+    }
+  }
+
+  unregisterTrigger(binding: TriggerBinding): void {
+    const provider = this.providers.get(binding.type);
+    if (!provider) return;
+    Promise.resolve().then(() => provider.unregisterTrigger(binding)).catch((e) =>
+      this.#engine.log.error(`Unregistering trigger "${binding.id}" failed`, { error: String(e) })
+    );
+  }
+
+  triggerRefused(binding: TriggerBinding, error: ErrorBody): void {
+    this.#engine.log.warn(
+      `Trigger "${binding.id}" of ${this.#conn.name} refused: ${error.message}`,
+    );
+  }
+
+  protocolError(error: ErrorBody): void {
+    this.#engine.log.error(`${this.#conn.name}: ${error.message}`);
+  }
+
+  close(): void {
+    for (const c of this.#running.values()) c.abort();
+  }
+
+  /** The {@link EngineApi} a built-in worker programs against. */
+  api(log: Logger, baseDir: string): EngineApi {
+    const engine = this.#engine;
+    const call = (functionId: string, payload: unknown, options: CallOptions = {}) =>
+      new Promise<unknown>((resolve, reject) => {
+        if (options.signal?.aborted) {
+          reject(
+            new CallError({
+              code: ErrorCode.InvocationStopped,
+              message: "Invocation stopped: aborted",
+            }),
+          );
+          return;
+        }
+        let onAbort: (() => void) | undefined;
+        const id = engine.invoke({
+          functionId,
+          data: payload,
+          caller: this.#conn,
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+          ...(options.baggage ? { baggage: options.baggage } : {}),
+          ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
+        }, (o) => {
+          if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+          if (o.ok) resolve(o.result);
+          else reject(new CallError(o.error));
+        });
+        if (id && options.signal) {
+          const signal = options.signal;
+          onAbort = () =>
+            engine.cancel(id, {
+              code: ErrorCode.InvocationStopped,
+              message: `Invocation stopped: ${abortReason(signal)}`,
+            });
+          signal.addEventListener("abort", onAbort, { once: true });
+        }
+      });
+    return {
+      registerFunction: (id: string, handler: FunctionHandler, options: FunctionOptions = {}) => {
+        const problem = checkFunctionId(id);
+        if (problem) throw new Error(problem);
+        this.handlers.set(id, handler);
+        engine.registerFunction(this.#conn, id, options);
+        return () => {
+          this.handlers.delete(id);
+          engine.unregisterFunction(this.#conn, id);
+        };
+      },
+      registerTriggerType: (id: string, description: string, provider: TriggerTypeProvider) => {
+        this.providers.set(id, provider);
+        engine.registerTriggerType(this.#conn, id, description);
+        return () => {
+          this.providers.delete(id);
+          engine.unregisterTriggerType(this.#conn, id);
+        };
+      },
+      call,
+      callVoid: (functionId, payload, options = {}) => {
+        call(functionId, payload, options).catch((e: CallError) =>
+          log.warn(`Call to ${functionId} failed: ${e.code}: ${e.message}`)
+        );
+      },
+      hasFunction: (id) => engine.functions.has(id),
+      log,
+      baseDir,
+    };
+  }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const r = signal.reason;
+  if (r instanceof DOMException && r.name === "TimeoutError") return "timed out";
+  return r instanceof Error ? r.message : "aborted";
+}
+
+function errorOf(e: unknown): ErrorBody {
+  if (e instanceof CallError) return e.toBody();
+  if (e instanceof Error) {
+    const code = typeof (e as { code?: unknown }).code === "string"
+      ? (e as unknown as { code: string }).code
+      : ErrorCode.InvocationFailed;
+    return e.stack
+      ? { code, message: e.message, stacktrace: e.stack }
+      : { code, message: e.message };
+  }
+  return { code: ErrorCode.InvocationFailed, message: String(e) };
+}

@@ -1,0 +1,207 @@
+/**
+ * The `engine::*` functions, answered by the engine itself through an
+ * in-process worker named `engine`. The CLI, the console and workers read
+ * the running system through them, so anything the console shows a script
+ * can read too.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { CallError, type EngineApi, type InvocationContext, type LogLevel } from "./api.ts";
+import type { Engine, WorkerConn } from "./core.ts";
+import type { LogStore } from "./observability/logs.ts";
+import { ErrorCode } from "./protocol/errors.ts";
+import { VERSION } from "./version.ts";
+
+export interface BuiltinsContext {
+  engine: Engine;
+  logs: LogStore;
+  startedAt: number;
+  /** Extra status per worker name (supervised processes, built-in workers). */
+  workerStatus?: (name: string) => Record<string, unknown> | undefined;
+}
+
+type Handler<S extends z.ZodType> = (input: z.infer<S>, ctx: InvocationContext) => unknown;
+
+function fn<S extends z.ZodType>(id: string, schema: S, handler: Handler<S>) {
+  return [id, (payload: unknown, ctx: InvocationContext) => {
+    const parsed = schema.safeParse(payload ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.path.length ? `field "${issue.path.join(".")}"` : "payload";
+      throw new CallError({
+        code: ErrorCode.InvalidArgument,
+        message: `Invalid input for ${id}: ${field}: ${issue.message}`,
+      });
+    }
+    return handler(parsed.data, ctx);
+  }] as const;
+}
+
+const anyObject = z.object({}).loose();
+const logInput = z.object({
+  message: z.string(),
+  data: z.unknown().optional(),
+  function_id: z.string().optional(),
+  trace_id: z.string().optional(),
+  span_id: z.string().optional(),
+  service_name: z.string().optional(),
+}).loose();
+
+export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
+  const { engine, logs } = c;
+  const workerView = (w: WorkerConn) => {
+    const m = w.metadata;
+    return {
+      id: w.id,
+      name: w.name,
+      kind: w.kind,
+      runtime: m.runtime ?? (w.kind === "builtin" ? "engine" : null),
+      version: m.version ?? null,
+      sdk: m.sdk ?? (m.telemetry ? "iii-sdk" : null),
+      description: m.description ?? null,
+      os: m.os ?? null,
+      pid: m.pid ?? null,
+      ip_address: w.remoteAddress ?? null,
+      status: "connected",
+      connected_at_ms: w.connectedAt,
+      function_count: engine.functions.countOf(w.id),
+      functions: engine.functions.ofOwner(w.id).sort(),
+      active_invocations: engine.invocations.inFlight(w.id),
+      ...(c.workerStatus?.(w.name) ?? {}),
+    };
+  };
+  const nameOf = (workerId: string) => engine.workers.get(workerId)?.name ?? workerId;
+
+  const levels: LogLevel[] = ["debug", "info", "warn", "error"];
+  const entries = [
+    fn("engine::workers::register", anyObject, (input, ctx) => {
+      if (ctx.callerWorkerId) engine.describeWorker(ctx.callerWorkerId, input);
+      return { success: true };
+    }),
+    fn("engine::workers::list", anyObject, () => ({
+      workers: [...engine.workers.values()].map(workerView),
+    })),
+    fn(
+      "engine::functions::list",
+      z.object({
+        search: z.string().optional(),
+        prefix: z.string().optional(),
+        worker: z.string().optional(),
+        include_internal: z.boolean().optional(),
+      }).loose(),
+      (q) => {
+        const functions = [];
+        for (const [id, replicas] of engine.functions.entries()) {
+          if (q.prefix && !id.startsWith(q.prefix)) continue;
+          if (q.search && !id.includes(q.search)) continue;
+          const first = replicas[0]!;
+          if (first.info.metadata?.internal === true && !q.include_internal) continue;
+          const workers = replicas.map((r) => nameOf(r.owner));
+          if (q.worker && !workers.includes(q.worker)) continue;
+          functions.push({
+            function_id: id,
+            worker_name: workers[0],
+            workers,
+            replicas: replicas.length,
+            in_flight: replicas.reduce((n, r) => n + engine.invocations.inFlight(r.owner), 0),
+            description: first.info.description ?? null,
+            metadata: first.info.metadata ?? null,
+            request_format: first.info.request_format ?? null,
+          });
+        }
+        functions.sort((a, b) => a.function_id.localeCompare(b.function_id));
+        return { functions };
+      },
+    ),
+    fn("engine::registered-triggers::list", anyObject, () => ({
+      registered_triggers: engine.triggers.all().map((t) => ({
+        id: t.id,
+        trigger_type: t.type,
+        function_id: t.functionId,
+        worker_name: nameOf(t.owner),
+        config: t.config,
+        status: t.status,
+        error: t.error ?? null,
+      })),
+    })),
+    fn("engine::triggers::list", anyObject, () => ({
+      triggers: engine.triggers.types().map((t) => ({
+        id: t.id,
+        description: t.description,
+        worker_name: nameOf(t.owner),
+      })),
+    })),
+    fn("engine::health::check", anyObject, () => ({
+      status: "ok",
+      version: VERSION,
+      uptime_ms: Date.now() - c.startedAt,
+      workers: engine.workers.size,
+      functions: engine.functions.size,
+      invocations_in_flight: engine.invocations.size,
+    })),
+    fn("engine::invocations::stats", anyObject, () => {
+      const perWorker: Record<string, number> = {};
+      for (const w of engine.workers.values()) {
+        const n = engine.invocations.inFlight(w.id);
+        if (n > 0) perWorker[w.name] = (perWorker[w.name] ?? 0) + n;
+      }
+      return {
+        in_flight: engine.invocations.size,
+        per_function: engine.invocations.perFunction(),
+        per_worker: perWorker,
+      };
+    }),
+    fn(
+      "engine::logs::list",
+      z.object({
+        level: z.enum(["debug", "info", "warn", "error"]).optional(),
+        worker: z.string().optional(),
+        function_id: z.string().optional(),
+        trace_id: z.string().optional(),
+        text: z.string().optional(),
+        limit: z.number().int().positive().max(100_000).optional(),
+      }).loose(),
+      (q) => ({
+        logs: logs.query({
+          ...(q.level ? { level: q.level } : {}),
+          ...(q.worker ? { worker: q.worker } : {}),
+          ...(q.function_id ? { function: q.function_id } : {}),
+          ...(q.trace_id ? { traceId: q.trace_id } : {}),
+          ...(q.text ? { text: q.text } : {}),
+          limit: q.limit ?? 1000,
+        }),
+      }),
+    ),
+    fn(
+      "engine::traces::list",
+      z.object({ limit: z.number().int().positive().max(10_000).optional() }).loose(),
+      (q) => ({ traces: engine.traces.recent(q.limit ?? 100) }),
+    ),
+    fn(
+      "engine::traces::get",
+      z.object({ trace_id: z.string().min(1) }).loose(),
+      (q) => ({ trace_id: q.trace_id, spans: engine.traces.trace(q.trace_id) }),
+    ),
+    ...levels.map((level) =>
+      fn(`engine::log::${level}`, logInput, (input, ctx) => {
+        const worker = ctx.callerWorkerId ? nameOf(ctx.callerWorkerId) : "engine";
+        logs.write({
+          time: Date.now(),
+          level,
+          message: input.message,
+          source: worker,
+          worker,
+          ...(input.function_id ? { function: input.function_id } : {}),
+          ...(input.trace_id ? { traceId: input.trace_id } : {}),
+          ...(input.span_id ? { spanId: input.span_id } : {}),
+          ...(input.data !== undefined ? { data: input.data } : {}),
+        });
+        return null;
+      })
+    ),
+  ];
+  for (const [id, handler] of entries) {
+    api.registerFunction(id, handler, { metadata: { internal: id.startsWith("engine::log::") } });
+  }
+}

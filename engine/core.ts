@@ -1,0 +1,332 @@
+/**
+ * The engine: connected workers, the functions and triggers they registered,
+ * and the calls between them. Transport-free: WebSocket sessions and
+ * in-process built-in workers reach it through {@link Peer}s.
+ *
+ * @module
+ */
+import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
+import type { Peer } from "./peer.ts";
+import { type FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
+import { type TriggerRecord, TriggerRegistry } from "./registry/triggers.ts";
+import { route } from "./router.ts";
+import { type Invocation, Invocations, type Outcome } from "./invocations.ts";
+import { functionNotFound, invocationStopped, invocationTimeout } from "./protocol/errors.ts";
+import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
+import type { TraceStore } from "./observability/traces.ts";
+
+export type { Outcome } from "./invocations.ts";
+
+export interface WorkerConn {
+  id: string;
+  reattachToken: string;
+  peer: Peer;
+  /** Name from the worker's metadata, else a generated one. */
+  name: string;
+  kind: "websocket" | "builtin";
+  metadata: Record<string, unknown>;
+  connectedAt: number;
+  remoteAddress?: string;
+}
+
+export interface CallRequest {
+  functionId: string;
+  data: unknown;
+  caller?: WorkerConn;
+  timeoutMs?: number;
+  traceparent?: string;
+  baggage?: string;
+  metadata?: unknown;
+}
+
+export type EngineEvent =
+  | { type: "worker_connected" | "worker_disconnected" | "worker_updated"; workerId: string }
+  | { type: "functions_changed"; added: string[]; removed: string[] }
+  | { type: "triggers_changed" };
+
+export interface EngineOptions {
+  log: Logger;
+  traces: TraceStore;
+  /** Engine-side deadline of a call (default 30 s). */
+  invocationTimeoutMs?: number;
+}
+
+export class Engine {
+  readonly workers = new Map<string, WorkerConn>();
+  readonly functions = new FunctionRegistry<string>();
+  readonly triggers = new TriggerRegistry<string>();
+  readonly invocations = new Invocations();
+  readonly log: Logger;
+  readonly traces: TraceStore;
+  readonly invocationTimeoutMs: number;
+  #listeners = new Set<(event: EngineEvent) => void>();
+  #tick = 0;
+  #inFlight = (owner: string) => this.invocations.inFlight(owner);
+
+  constructor(options: EngineOptions) {
+    this.log = options.log;
+    this.traces = options.traces;
+    this.invocationTimeoutMs = options.invocationTimeoutMs ?? 30_000;
+  }
+
+  // ---- events -------------------------------------------------------------
+
+  /** Subscribes to changes of workers, functions and triggers; returns the unsubscribe. */
+  subscribe(listener: (event: EngineEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: EngineEvent): void {
+    for (const l of this.#listeners) {
+      try {
+        l(event);
+      } catch (e) {
+        this.log.error("Engine event listener failed", { error: String(e) });
+      }
+    }
+  }
+
+  // ---- workers ------------------------------------------------------------
+
+  connect(
+    peer: Peer,
+    info: { name?: string; remoteAddress?: string; metadata?: Record<string, unknown> } = {},
+  ): WorkerConn {
+    const id = crypto.randomUUID();
+    const conn: WorkerConn = {
+      id,
+      reattachToken: crypto.randomUUID(),
+      peer,
+      name: info.name ?? `worker-${id.slice(0, 8)}`,
+      kind: peer.kind,
+      metadata: info.metadata ?? {},
+      connectedAt: Date.now(),
+      ...(info.remoteAddress ? { remoteAddress: info.remoteAddress } : {}),
+    };
+    this.workers.set(id, conn);
+    this.#emit({ type: "worker_connected", workerId: id });
+    return conn;
+  }
+
+  /** Records what a worker told about itself (`engine::workers::register`). */
+  describeWorker(workerId: string, metadata: Record<string, unknown>): void {
+    const conn = this.workers.get(workerId);
+    if (!conn) return;
+    conn.metadata = { ...conn.metadata, ...metadata };
+    if (typeof metadata.name === "string" && metadata.name !== "") conn.name = metadata.name;
+    this.#emit({ type: "worker_updated", workerId });
+  }
+
+  /**
+   * Forgets a worker at once: its functions and triggers go, the calls it was
+   * running fail with `invocation_stopped`, its trigger types' triggers wait.
+   */
+  disconnect(workerId: string, reason = "disconnected"): void {
+    const conn = this.workers.get(workerId);
+    if (!conn) return;
+    this.workers.delete(workerId);
+    const removed = this.functions.removeOwner(workerId);
+    for (const id of this.invocations.ofTarget(workerId)) {
+      this.cancel(id, invocationStopped(`worker "${conn.name}" ${reason}`));
+    }
+    for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
+    for (const type of this.triggers.typesOf(workerId)) this.triggers.removeType(type.id, workerId);
+    if (removed.length > 0) this.#emit({ type: "functions_changed", added: [], removed });
+    this.#emit({ type: "triggers_changed" });
+    this.#emit({ type: "worker_disconnected", workerId });
+  }
+
+  /**
+   * A reconnecting worker names its previous connection; if the token
+   * matches and that connection still lingers, it is cleaned up now so the
+   * replay that follows starts from a clean slate.
+   */
+  reattach(conn: WorkerConn, previousId: string, token: string | undefined): boolean {
+    if (previousId === conn.id) return false;
+    const previous = this.workers.get(previousId);
+    if (!previous || previous.reattachToken !== token) return false;
+    previous.peer.close(1000, "replaced by a reattached connection");
+    this.disconnect(previousId, "replaced by a reattached connection");
+    return true;
+  }
+
+  // ---- functions ----------------------------------------------------------
+
+  registerFunction(conn: WorkerConn, id: string, info: FunctionInfo = {}): void {
+    if (!this.workers.has(conn.id)) return;
+    const isNew = this.functions.add(id, conn.id, info);
+    this.#emit({ type: "functions_changed", added: isNew ? [id] : [], removed: [] });
+  }
+
+  unregisterFunction(conn: WorkerConn, id: string): void {
+    const gone = this.functions.remove(id, conn.id);
+    this.#emit({ type: "functions_changed", added: [], removed: gone ? [id] : [] });
+  }
+
+  // ---- calls --------------------------------------------------------------
+
+  /**
+   * Routes a call. `settle` is called exactly once with the outcome (at once
+   * for an unknown function). Returns the invocation id when the call left.
+   */
+  invoke(req: CallRequest, settle: (outcome: Outcome) => void): string | undefined {
+    const decision = route(this.functions, req.functionId, this.#inFlight, this.#tick++);
+    if (decision.kind === "not_found") {
+      settle({ ok: false, error: functionNotFound(req.functionId) });
+      return undefined;
+    }
+    const target = this.workers.get(decision.owner)!;
+    const parent = parseTraceparent(req.traceparent);
+    const traceId = parent?.traceId ?? newTraceId();
+    const spanId = newSpanId();
+    const id = crypto.randomUUID();
+    const timeoutMs = req.timeoutMs ?? this.invocationTimeoutMs;
+    const inv: Invocation = {
+      id,
+      functionId: req.functionId,
+      target: target.id,
+      caller: req.caller?.id,
+      start: Date.now(),
+      traceId,
+      spanId,
+      parentSpanId: parent?.spanId,
+      settle,
+      timer: setTimeout(
+        () => this.cancel(id, invocationTimeout(req.functionId, timeoutMs)),
+        timeoutMs,
+      ),
+    };
+    this.invocations.add(inv);
+    target.peer.invoke({
+      invocationId: id,
+      functionId: req.functionId,
+      data: req.data,
+      traceparent: `00-${traceId}-${spanId}-01`,
+      ...(req.metadata !== undefined ? { metadata: req.metadata } : {}),
+      ...(req.baggage !== undefined ? { baggage: req.baggage } : {}),
+      ...(req.caller ? { callerWorkerId: req.caller.id } : {}),
+    });
+    return id;
+  }
+
+  /** The outcome of a call, from the worker that ran it. Results from anyone else are dropped. */
+  settle(invocationId: string, fromWorkerId: string, outcome: Outcome): boolean {
+    const inv = this.invocations.get(invocationId);
+    if (!inv || inv.target !== fromWorkerId) return false;
+    this.invocations.take(invocationId);
+    this.#finish(inv, outcome);
+    return true;
+  }
+
+  /** Ends a call with an error (time-out, stop, abort). */
+  cancel(invocationId: string, error: ErrorBody): void {
+    const inv = this.invocations.take(invocationId);
+    if (inv) this.#finish(inv, { ok: false, error });
+  }
+
+  #finish(inv: Invocation, outcome: Outcome): void {
+    const target = this.workers.get(inv.target);
+    this.traces.record({
+      traceId: inv.traceId,
+      spanId: inv.spanId,
+      ...(inv.parentSpanId ? { parentSpanId: inv.parentSpanId } : {}),
+      kind: "call",
+      name: inv.functionId,
+      functionId: inv.functionId,
+      ...(target ? { worker: target.name } : {}),
+      start: inv.start,
+      durationMs: Date.now() - inv.start,
+      status: outcome.ok ? "ok" : "error",
+      ...(outcome.ok ? {} : { error: outcome.error }),
+    });
+    try {
+      inv.settle(outcome);
+    } catch (e) {
+      this.log.error(`Delivering the outcome of ${inv.functionId} failed`, { error: String(e) });
+    }
+  }
+
+  // ---- trigger types and triggers ----------------------------------------
+
+  registerTriggerType(conn: WorkerConn, id: string, description: string): void {
+    const previous = this.triggers.type(id);
+    if (previous && previous.owner !== conn.id) {
+      this.log.warn(`Trigger type "${id}" is now provided by worker "${conn.name}"`);
+    }
+    const waiting = this.triggers.addType(id, description, conn.id);
+    for (const t of waiting) this.#activate(t);
+    this.#emit({ type: "triggers_changed" });
+  }
+
+  unregisterTriggerType(conn: WorkerConn, id: string): void {
+    if (this.triggers.removeType(id, conn.id)) this.#emit({ type: "triggers_changed" });
+  }
+
+  registerTrigger(
+    conn: WorkerConn,
+    t: { id: string; type: string; functionId: string; config: unknown; metadata?: unknown },
+  ): void {
+    const { record, replaced } = this.triggers.add({ ...t, owner: conn.id });
+    if (replaced?.status === "active") {
+      this.#providerOf(replaced)?.unregisterTrigger(binding(replaced));
+    }
+    this.#activate(record);
+    this.#emit({ type: "triggers_changed" });
+  }
+
+  /** Removes a trigger; only the worker that registered it may. */
+  unregisterTrigger(conn: WorkerConn, id: string): boolean {
+    const record = this.triggers.get(id);
+    if (!record || record.owner !== conn.id) return false;
+    this.#dropTrigger(record);
+    this.#emit({ type: "triggers_changed" });
+    return true;
+  }
+
+  #dropTrigger(record: TriggerRecord<string>): void {
+    this.triggers.remove(record.id);
+    if (record.status === "active") this.#providerOf(record)?.unregisterTrigger(binding(record));
+  }
+
+  #providerOf(record: TriggerRecord<string>): Peer | undefined {
+    const type = this.triggers.type(record.type);
+    return type ? this.workers.get(type.owner)?.peer : undefined;
+  }
+
+  #activate(record: TriggerRecord<string>): void {
+    const provider = this.#providerOf(record);
+    if (!provider) {
+      record.status = "pending";
+      this.log.warn(
+        `Trigger "${record.id}" for ${record.functionId} waits: no worker provides trigger type "${record.type}" yet`,
+      );
+      return;
+    }
+    const b = binding(record);
+    provider.registerTrigger(b).then((refusal) => {
+      if (this.triggers.get(record.id) !== record) return; // replaced or removed meanwhile
+      if (refusal) {
+        record.status = "failed";
+        record.error = refusal.message;
+        this.log.warn(`Trigger "${record.id}" (${record.type}) refused: ${refusal.message}`);
+        this.workers.get(record.owner)?.peer.triggerRefused(b, refusal);
+      } else {
+        record.status = "active";
+        delete record.error;
+      }
+      this.#emit({ type: "triggers_changed" });
+    });
+  }
+}
+
+function binding(t: TriggerRecord<string>): TriggerBinding {
+  return {
+    id: t.id,
+    type: t.type,
+    functionId: t.functionId,
+    config: t.config,
+    workerId: t.owner,
+    ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Starting and stopping an engine in this process: the core, its WebSocket
+ * server, the `engine::*` functions and the built-in workers.
+ *
+ * @example
+ * ```ts
+ * import { startEngine } from "./engine.ts";
+ * const engine = await startEngine({ port: 0 });
+ * console.log(engine.url); // ws://127.0.0.1:<port>
+ * await engine.stop();
+ * ```
+ * @module
+ */
+import type { BuiltinWorker, EngineApi, LogEntry, RunningWorker } from "./api.ts";
+import { Engine } from "./core.ts";
+import { BuiltinPeer } from "./builtin_peer.ts";
+import { registerBuiltins } from "./builtins.ts";
+import { LogStore } from "./observability/logs.ts";
+import { TraceStore } from "./observability/traces.ts";
+import { ingestTelemetry } from "./observability/otlp.ts";
+import { invocationStopped } from "./protocol/errors.ts";
+import { type EngineServer, serveEngine } from "./server.ts";
+
+export { Engine } from "./core.ts";
+
+export interface StartOptions {
+  host?: string;
+  /** 0 picks a free port. Default 49134. */
+  port?: number;
+  invocationTimeoutMs?: number;
+  builtins?: { worker: BuiltinWorker; config: unknown }[];
+  /** Relative paths in built-in worker configs resolve against it. */
+  baseDir?: string;
+  maxFrameBytes?: number;
+  maxBacklogBytes?: number;
+  /** Worker connections must present it (`Authorization: Bearer`). */
+  token?: string;
+  logCapacity?: number;
+  traceCapacity?: number;
+  /** Where readable log lines go; default none (tests), the CLI passes stderr. */
+  logSink?: (entry: LogEntry) => void;
+  /** How long shutdown waits for calls in flight before failing them. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningEngine {
+  url: string;
+  hostname: string;
+  port: number;
+  engine: Engine;
+  logs: LogStore;
+  traces: TraceStore;
+  /** The API of a running built-in worker (or of the engine's own, `engine`). */
+  builtinApi(name: string): EngineApi;
+  /** Starts a built-in worker; rejects if its start fails. */
+  startBuiltin(worker: BuiltinWorker, config: unknown): Promise<void>;
+  stopBuiltin(name: string): Promise<void>;
+  builtinNames(): string[];
+  describeBuiltin(name: string): Record<string, unknown> | undefined;
+  stop(): Promise<void>;
+}
+
+interface Attached {
+  peer: BuiltinPeer;
+  api: EngineApi;
+  running?: RunningWorker;
+}
+
+export async function startEngine(options: StartOptions = {}): Promise<RunningEngine> {
+  const sink = options.logSink;
+  const logs = new LogStore({
+    capacity: options.logCapacity ?? 10_000,
+    ...(sink ? { sink } : {}),
+  });
+  const traces = new TraceStore(options.traceCapacity ?? 10_000);
+  const log = logs.logger({ source: "engine" });
+  const engine = new Engine({
+    log,
+    traces,
+    ...(options.invocationTimeoutMs ? { invocationTimeoutMs: options.invocationTimeoutMs } : {}),
+  });
+  const baseDir = options.baseDir ?? Deno.cwd();
+  const attached = new Map<string, Attached>();
+
+  const attach = (name: string, description: string): Attached => {
+    const peer = new BuiltinPeer(engine);
+    const conn = engine.connect(peer, {
+      name,
+      metadata: { runtime: "engine", sdk: "builtin", description },
+    });
+    peer.attach(conn);
+    const a: Attached = {
+      peer,
+      api: peer.api(logs.logger({ source: name, worker: name }), baseDir),
+    };
+    attached.set(name, a);
+    return a;
+  };
+
+  const core = attach("engine", "The engine's own functions (engine::*)");
+  registerBuiltins(core.api, {
+    engine,
+    logs,
+    startedAt: Date.now(),
+    workerStatus: (name) => attached.get(name)?.running?.describe?.(),
+  });
+
+  const server: EngineServer = await serveEngine({
+    engine,
+    log,
+    hostname: options.host ?? "127.0.0.1",
+    port: options.port ?? 49134,
+    maxFrameBytes: options.maxFrameBytes ?? 16 * 1024 * 1024,
+    maxBacklogBytes: options.maxBacklogBytes ?? 64 * 1024 * 1024,
+    ...(options.token !== undefined ? { token: options.token } : {}),
+    onTelemetry: (conn, kind, json) => ingestTelemetry({ logs, traces, conn, kind, json }),
+  });
+  const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+
+  const running: RunningEngine = {
+    url: `ws://${host}:${server.port}`,
+    hostname: server.hostname,
+    port: server.port,
+    engine,
+    logs,
+    traces,
+    builtinApi(name) {
+      const a = attached.get(name);
+      if (!a) throw new Error(`No built-in worker named "${name}" is running`);
+      return a.api;
+    },
+    async startBuiltin(worker, config) {
+      if (attached.has(worker.name)) {
+        throw new Error(`Built-in worker "${worker.name}" is already running`);
+      }
+      const a = attach(worker.name, worker.description);
+      try {
+        a.running = await worker.start(a.api, config);
+      } catch (e) {
+        a.peer.close();
+        attached.delete(worker.name);
+        engine.disconnect(a.peer.conn.id, "failed to start");
+        throw e;
+      }
+    },
+    async stopBuiltin(name) {
+      const a = attached.get(name);
+      if (!a || name === "engine") return;
+      attached.delete(name);
+      try {
+        await a.running?.stop();
+      } finally {
+        a.peer.close();
+        engine.disconnect(a.peer.conn.id, "stopped");
+      }
+    },
+    builtinNames: () => [...attached.keys()].filter((n) => n !== "engine"),
+    describeBuiltin: (name) => attached.get(name)?.running?.describe?.(),
+    async stop() {
+      for (const name of running.builtinNames().reverse()) {
+        await running.stopBuiltin(name).catch((e) =>
+          log.error(`Stopping built-in worker "${name}" failed`, { error: String(e) })
+        );
+      }
+      await drain(engine, options.shutdownGraceMs ?? 5000);
+      for (const id of engine.invocations.ids()) {
+        engine.cancel(id, invocationStopped("engine shutting down"));
+      }
+      await server.shutdown();
+      for (const id of [...engine.workers.keys()]) engine.disconnect(id, "engine stopped");
+    },
+  };
+
+  for (const b of options.builtins ?? []) await running.startBuiltin(b.worker, b.config);
+  return running;
+}
+
+/** Waits until no call is in flight, or the grace period ends. */
+async function drain(engine: Engine, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (engine.invocations.size > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The engine's one log: its own events, worker `Logger` calls, supervised
+ * workers' output, HTTP warnings. Kept in a bounded ring, echoed to a sink
+ * (the terminal) in a readable form.
+ *
+ * @module
+ */
+import type { LogEntry, Logger, LogLevel } from "../api.ts";
+import { Ring } from "./ring.ts";
+
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface LogQuery {
+  level?: LogLevel;
+  worker?: string;
+  function?: string;
+  traceId?: string;
+  text?: string;
+  limit?: number;
+}
+
+export class LogStore {
+  readonly ring: Ring<LogEntry>;
+  #sink: ((entry: LogEntry) => void) | undefined;
+  #minSinkLevel: number;
+
+  constructor(
+    options: { capacity?: number; sink?: (entry: LogEntry) => void; sinkLevel?: LogLevel } = {},
+  ) {
+    this.ring = new Ring(options.capacity ?? 10_000);
+    this.#sink = options.sink;
+    this.#minSinkLevel = LEVELS[options.sinkLevel ?? "info"];
+  }
+
+  write(entry: LogEntry): void {
+    this.ring.push(entry);
+    if (this.#sink && LEVELS[entry.level] >= this.#minSinkLevel) this.#sink(entry);
+  }
+
+  query(q: LogQuery = {}): LogEntry[] {
+    const out = this.ring.toArray().filter((e) => matches(e, q));
+    return q.limit !== undefined ? out.slice(-q.limit) : out;
+  }
+
+  logger(fields: Partial<Omit<LogEntry, "time" | "level" | "message">> = {}): Logger {
+    const source = fields.source ?? "engine";
+    const write = (level: LogLevel, message: string, data?: unknown) => {
+      const entry: LogEntry = { ...fields, source, time: Date.now(), level, message };
+      if (data !== undefined) entry.data = data;
+      this.write(entry);
+    };
+    return {
+      debug: (m, d) => write("debug", m, d),
+      info: (m, d) => write("info", m, d),
+      warn: (m, d) => write("warn", m, d),
+      error: (m, d) => write("error", m, d),
+      child: (more) => this.logger({ ...fields, ...more }),
+    };
+  }
+}
+
+export function matches(e: LogEntry, q: LogQuery): boolean {
+  if (q.level && LEVELS[e.level] < LEVELS[q.level]) return false;
+  if (q.worker && e.worker !== q.worker && e.source !== q.worker) return false;
+  if (q.function && e.function !== q.function) return false;
+  if (q.traceId && e.traceId !== q.traceId) return false;
+  if (q.text) {
+    const needle = q.text.toLowerCase();
+    const hay = `${e.message} ${e.data === undefined ? "" : JSON.stringify(e.data)}`;
+    if (!hay.toLowerCase().includes(needle)) return false;
+  }
+  return true;
+}
+
+/** `12:03:04.123 INFO  [engine] message {data}` */
+export function formatLogEntry(e: LogEntry): string {
+  const t = new Date(e.time).toISOString().slice(11, 23);
+  const who = e.function ? `${e.source} ${e.function}` : e.source;
+  const data = e.data === undefined ? "" : ` ${safeJson(e.data)}`;
+  return `${t} ${e.level.toUpperCase().padEnd(5)} [${who}] ${e.message}${data}`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}

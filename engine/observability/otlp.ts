@@ -1,0 +1,127 @@
+/**
+ * Telemetry frames from workers using the npm `iii-sdk`: a 4-byte prefix
+ * (`LOGS`, `OTLP`, `MTRC`) and OTLP/JSON. Logs join the engine's log and
+ * trace spans join the trace store; metrics are accepted and dropped.
+ *
+ * @module
+ */
+import type { LogLevel } from "../api.ts";
+import type { WorkerConn } from "../core.ts";
+import type { LogStore } from "./logs.ts";
+import type { TraceStore } from "./traces.ts";
+
+interface KeyValue {
+  key: string;
+  value?: AnyValue;
+}
+interface AnyValue {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: AnyValue[] };
+  kvlistValue?: { values?: KeyValue[] };
+}
+
+export function anyValue(v: AnyValue | undefined): unknown {
+  if (!v) return null;
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.intValue !== undefined) return Number(v.intValue);
+  if (v.doubleValue !== undefined) return v.doubleValue;
+  if (v.boolValue !== undefined) return v.boolValue;
+  if (v.arrayValue) return (v.arrayValue.values ?? []).map(anyValue);
+  if (v.kvlistValue) return attributes(v.kvlistValue.values);
+  return null;
+}
+
+function attributes(list: KeyValue[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const kv of list ?? []) out[kv.key] = anyValue(kv.value);
+  return out;
+}
+
+function level(severity: number | undefined): LogLevel {
+  if (!severity || severity < 9) return "debug";
+  if (severity < 13) return "info";
+  if (severity < 17) return "warn";
+  return "error";
+}
+
+const nanosToMs = (n: string | number | undefined) =>
+  n === undefined ? Date.now() : Number(BigInt(n) / 1_000_000n);
+
+export interface TelemetryInput {
+  logs: LogStore;
+  traces: TraceStore;
+  conn: WorkerConn | undefined;
+  kind: string;
+  json: string;
+}
+
+/** Ingests one frame; malformed frames are counted as a debug log, never thrown. */
+export function ingestTelemetry({ logs, traces, conn, kind, json }: TelemetryInput): void {
+  try {
+    const doc = JSON.parse(json);
+    if (kind === "LOGS") ingestLogs(logs, conn, doc);
+    else if (kind === "OTLP") ingestSpans(traces, conn, doc);
+  } catch (e) {
+    logs.write({
+      time: Date.now(),
+      level: "debug",
+      source: "engine",
+      message: `Dropped a malformed ${kind} telemetry frame: ${(e as Error).message}`,
+    });
+  }
+}
+
+// deno-lint-ignore no-explicit-any
+function ingestLogs(logs: LogStore, conn: WorkerConn | undefined, doc: any): void {
+  for (const rl of doc.resourceLogs ?? []) {
+    const resource = attributes(rl.resource?.attributes);
+    const worker = conn?.name ?? String(resource["service.name"] ?? "worker");
+    for (const sl of rl.scopeLogs ?? []) {
+      for (const r of sl.logRecords ?? []) {
+        const attrs = attributes(r.attributes);
+        const data = attrs["log.data"];
+        const traceId = r.traceId || attrs.trace_id;
+        const spanId = r.spanId || attrs.span_id;
+        logs.write({
+          time: nanosToMs(r.timeUnixNano),
+          level: level(r.severityNumber),
+          message: String(anyValue(r.body) ?? ""),
+          source: worker,
+          worker,
+          ...(typeof attrs.function_id === "string" ? { function: attrs.function_id } : {}),
+          ...(typeof traceId === "string" && traceId ? { traceId } : {}),
+          ...(typeof spanId === "string" && spanId ? { spanId } : {}),
+          ...(data !== undefined && data !== null ? { data } : {}),
+        });
+      }
+    }
+  }
+}
+
+// deno-lint-ignore no-explicit-any
+function ingestSpans(traces: TraceStore, conn: WorkerConn | undefined, doc: any): void {
+  for (const rs of doc.resourceSpans ?? []) {
+    for (const ss of rs.scopeSpans ?? []) {
+      for (const s of ss.spans ?? []) {
+        if (typeof s.traceId !== "string" || typeof s.spanId !== "string") continue;
+        const start = nanosToMs(s.startTimeUnixNano);
+        const end = nanosToMs(s.endTimeUnixNano ?? s.startTimeUnixNano);
+        traces.record({
+          traceId: s.traceId,
+          spanId: s.spanId,
+          ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+          kind: "sdk",
+          name: String(s.name ?? "span"),
+          ...(conn ? { worker: conn.name } : {}),
+          start,
+          durationMs: Math.max(0, end - start),
+          status: s.status?.code === 2 ? "error" : "ok",
+          attributes: attributes(s.attributes),
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * A peer is where a worker's functions run: a WebSocket connection, an
+ * in-process built-in worker, and later a worker behind another engine. The
+ * engine talks to every kind through this one interface.
+ *
+ * @module
+ */
+import type { ErrorBody, TriggerBinding } from "./api.ts";
+
+/** A call on its way to the worker that runs the function. */
+export interface OutgoingCall {
+  invocationId: string;
+  functionId: string;
+  data: unknown;
+  metadata?: unknown;
+  traceparent?: string;
+  baggage?: string;
+  /** The worker id of the caller, when the caller is a worker. */
+  callerWorkerId?: string;
+}
+
+export interface Peer {
+  readonly kind: "websocket" | "builtin";
+  /** Delivers a call; its outcome comes back through `Engine.settle`. */
+  invoke(call: OutgoingCall): void;
+  /** Hands a trigger to this peer as provider of its type; resolves with a refusal, if any. */
+  registerTrigger(binding: TriggerBinding): Promise<ErrorBody | undefined>;
+  unregisterTrigger(binding: TriggerBinding): void;
+  /** Tells the worker that one of its triggers was refused. */
+  triggerRefused(binding: TriggerBinding, error: ErrorBody): void;
+  /** Reports a protocol error to the worker (an `error` frame). */
+  protocolError(error: ErrorBody): void;
+  /** Closes the connection (no-op for in-process peers). */
+  close(code: number, reason: string): void;
+  /** Bytes queued for this peer and not yet written, when known. */
+  readonly backlog: number;
+}

@@ -1,0 +1,55 @@
+/**
+ * Error codes the engine puts in `ErrorBody.code`, and the messages that go
+ * with them. The reference's codes are kept where it has them.
+ *
+ * @module
+ */
+import type { ErrorBody } from "../api.ts";
+
+export const ErrorCode = {
+  FunctionNotFound: "function_not_found",
+  InvocationStopped: "invocation_stopped",
+  InvocationTimeout: "invocation_timeout",
+  InvocationFailed: "invocation_failed",
+  InvalidFunctionId: "invalid_function_id",
+  InvalidJson: "invalid_json",
+  InvalidFrame: "invalid_frame",
+  UnknownFrameType: "unknown_frame_type",
+  TriggerRegistrationFailed: "trigger_registration_failed",
+  EnqueueError: "enqueue_error",
+  Overloaded: "overloaded",
+  InvalidArgument: "INVALID_ARGUMENT",
+  Unknown: "UNKNOWN",
+} as const;
+
+export function functionNotFound(functionId: string): ErrorBody {
+  return { code: ErrorCode.FunctionNotFound, message: `Function ${functionId} not found` };
+}
+
+export function invocationStopped(reason?: string): ErrorBody {
+  return {
+    code: ErrorCode.InvocationStopped,
+    message: reason ? `Invocation stopped: ${reason}` : "Invocation stopped",
+  };
+}
+
+export function invocationTimeout(functionId: string, ms: number): ErrorBody {
+  return {
+    code: ErrorCode.InvocationTimeout,
+    message: `Invocation of ${functionId} timed out after ${ms}ms`,
+  };
+}
+
+/** Normalises whatever a worker put in `error` into an ErrorBody (as the npm SDK does). */
+export function toErrorBody(error: unknown): ErrorBody {
+  if (typeof error === "object" && error !== null) {
+    const e = error as Record<string, unknown>;
+    if (typeof e.code === "string" && typeof e.message === "string") {
+      return typeof e.stacktrace === "string"
+        ? { code: e.code, message: e.message, stacktrace: e.stacktrace }
+        : { code: e.code, message: e.message };
+    }
+    return { code: ErrorCode.Unknown, message: JSON.stringify(error) };
+  }
+  return { code: ErrorCode.Unknown, message: String(error) };
+}

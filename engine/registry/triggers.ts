@@ -1,0 +1,96 @@
+/**
+ * Trigger types (who provides them) and triggers (bindings of a function to
+ * an event source). Pure bookkeeping: the engine decides what to tell the
+ * providers from the values these methods return.
+ *
+ * A trigger whose type has no provider yet is `pending`; it becomes `active`
+ * when a provider accepts it, and `failed` when the provider refuses it.
+ *
+ * @module
+ */
+
+export type TriggerStatus = "pending" | "active" | "failed";
+
+export interface TriggerRecord<O> {
+  id: string;
+  type: string;
+  functionId: string;
+  config: unknown;
+  metadata?: unknown;
+  owner: O;
+  status: TriggerStatus;
+  /** Why the provider refused it, when `failed`. */
+  error?: string;
+  registeredAt: number;
+}
+
+export interface TriggerTypeRecord<O> {
+  id: string;
+  description: string;
+  owner: O;
+}
+
+export class TriggerRegistry<O> {
+  #types = new Map<string, TriggerTypeRecord<O>>();
+  #triggers = new Map<string, TriggerRecord<O>>();
+
+  /** Adds or replaces a provider; returns the triggers of that type to hand to it. */
+  addType(id: string, description: string, owner: O): TriggerRecord<O>[] {
+    this.#types.set(id, { id, description, owner });
+    return this.ofType(id);
+  }
+
+  /** Removes a type if `owner` provides it; its triggers become pending. */
+  removeType(id: string, owner: O): boolean {
+    const t = this.#types.get(id);
+    if (!t || t.owner !== owner) return false;
+    this.#types.delete(id);
+    for (const trigger of this.ofType(id)) trigger.status = "pending";
+    return true;
+  }
+
+  type(id: string): TriggerTypeRecord<O> | undefined {
+    return this.#types.get(id);
+  }
+
+  types(): TriggerTypeRecord<O>[] {
+    return [...this.#types.values()];
+  }
+
+  /** Stores a trigger (replacing one with the same id) and returns it and any it replaced. */
+  add(
+    record: Omit<TriggerRecord<O>, "status" | "registeredAt">,
+    now = Date.now(),
+  ): { record: TriggerRecord<O>; replaced?: TriggerRecord<O> } {
+    const replaced = this.#triggers.get(record.id);
+    const stored: TriggerRecord<O> = { ...record, status: "pending", registeredAt: now };
+    this.#triggers.set(record.id, stored);
+    return replaced ? { record: stored, replaced } : { record: stored };
+  }
+
+  remove(id: string): TriggerRecord<O> | undefined {
+    const t = this.#triggers.get(id);
+    if (t) this.#triggers.delete(id);
+    return t;
+  }
+
+  get(id: string): TriggerRecord<O> | undefined {
+    return this.#triggers.get(id);
+  }
+
+  ofType(type: string): TriggerRecord<O>[] {
+    return [...this.#triggers.values()].filter((t) => t.type === type);
+  }
+
+  ofOwner(owner: O): TriggerRecord<O>[] {
+    return [...this.#triggers.values()].filter((t) => t.owner === owner);
+  }
+
+  typesOf(owner: O): TriggerTypeRecord<O>[] {
+    return [...this.#types.values()].filter((t) => t.owner === owner);
+  }
+
+  all(): TriggerRecord<O>[] {
+    return [...this.#triggers.values()];
+  }
+}

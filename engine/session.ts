@@ -1,0 +1,308 @@
+/**
+ * One worker connection: frames in, engine calls, frames out. Every inbound
+ * frame is validated here; a bad one is answered with an `error` frame and
+ * nothing else happens.
+ *
+ * @module
+ */
+import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
+import type { Engine, Outcome, WorkerConn } from "./core.ts";
+import type { OutgoingCall, Peer } from "./peer.ts";
+import type { InboundFrame, InvokeFunctionFrame, OutboundFrame } from "./protocol/frames.ts";
+import { parseFrame } from "./protocol/parse.ts";
+import { ErrorCode, toErrorBody } from "./protocol/errors.ts";
+import { checkFunctionId } from "./protocol/ids.ts";
+import { enqueue } from "./enqueue.ts";
+
+/** How long a provider may take to answer a `registertrigger`. */
+const PROVIDER_ANSWER_MS = 10_000;
+
+export interface SessionOptions {
+  log: Logger;
+  /** Messages larger than this close the connection with 1009. */
+  maxFrameBytes: number;
+  /** Bytes queued for a worker beyond which calls to it fail with `overloaded`. */
+  maxBacklogBytes: number;
+  remoteAddress?: string;
+  /** Telemetry frames (`OTLP`/`LOGS`/`MTRC` + JSON) from this worker. */
+  onTelemetry?: (conn: WorkerConn, kind: string, json: string) => void;
+}
+
+export class WebSocketSession implements Peer {
+  readonly kind = "websocket" as const;
+  readonly conn: WorkerConn;
+  #engine: Engine;
+  #socket: WebSocket;
+  #options: SessionOptions;
+  #answers = new Map<string, (refusal: ErrorBody | undefined) => void>();
+  #decoder = new TextDecoder();
+
+  constructor(engine: Engine, socket: WebSocket, options: SessionOptions) {
+    this.#engine = engine;
+    this.#socket = socket;
+    this.#options = options;
+    this.conn = engine.connect(
+      this,
+      options.remoteAddress ? { remoteAddress: options.remoteAddress } : {},
+    );
+  }
+
+  /** Sends `workerregistered`; call once the socket is open. */
+  opened(): void {
+    this.#send({
+      type: "workerregistered",
+      worker_id: this.conn.id,
+      reattach_token: this.conn.reattachToken,
+    });
+  }
+
+  closed(): void {
+    for (const answer of this.#answers.values()) answer(undefined);
+    this.#answers.clear();
+    this.#engine.disconnect(this.conn.id);
+  }
+
+  get backlog(): number {
+    return this.#socket.bufferedAmount;
+  }
+
+  receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
+    let text: string;
+    if (typeof data === "string") text = data;
+    else if (data instanceof ArrayBuffer || data instanceof Uint8Array) {
+      const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+      if (this.#telemetry(bytes)) return;
+      text = this.#decoder.decode(bytes);
+    } else return; // Blob frames are never produced by Deno's server socket
+    if (text.length > this.#options.maxFrameBytes) {
+      this.close(
+        1009,
+        `Frame of ${text.length} bytes exceeds the ${this.#options.maxFrameBytes}-byte limit`,
+      );
+      return;
+    }
+    const parsed = parseFrame(text);
+    if (!parsed.ok) {
+      if (parsed.skip) return;
+      this.protocolError({ code: parsed.code, message: parsed.message });
+      return;
+    }
+    this.#handle(parsed.frame);
+  }
+
+  #handle(f: InboundFrame): void {
+    const engine = this.#engine;
+    switch (f.type) {
+      case "invokefunction":
+        return this.#invoke(f);
+      case "invocationresult": {
+        const outcome: Outcome = f.error
+          ? { ok: false, error: toErrorBody(f.error) }
+          : f.traceparent
+          ? { ok: true, result: f.result, traceparent: f.traceparent }
+          : { ok: true, result: f.result };
+        if (!engine.settle(f.invocation_id, this.conn.id, outcome)) {
+          this.#options.log.debug(
+            `Dropped a late or unknown result for invocation ${f.invocation_id}`,
+          );
+        }
+        return;
+      }
+      case "registerfunction": {
+        const problem = checkFunctionId(f.id);
+        if (problem) {
+          return this.protocolError({ code: ErrorCode.InvalidFunctionId, message: problem });
+        }
+        if (f.invocation !== undefined) {
+          return this.protocolError({
+            code: "function_not_invokable",
+            message: `Cannot register function "${f.id}": HTTP-invoked functions are not supported`,
+          });
+        }
+        engine.registerFunction(this.conn, f.id, {
+          ...(f.description !== undefined ? { description: f.description } : {}),
+          ...(f.metadata ? { metadata: f.metadata } : {}),
+          ...(f.request_format !== undefined ? { request_format: f.request_format } : {}),
+          ...(f.response_format !== undefined ? { response_format: f.response_format } : {}),
+        });
+        return;
+      }
+      case "unregisterfunction":
+        return engine.unregisterFunction(this.conn, f.id);
+      case "registertrigger":
+        return engine.registerTrigger(this.conn, {
+          id: f.id,
+          type: f.trigger_type,
+          functionId: f.function_id,
+          config: f.config,
+          ...(f.metadata !== undefined ? { metadata: f.metadata } : {}),
+        });
+      case "unregistertrigger":
+        engine.unregisterTrigger(this.conn, f.id);
+        return;
+      case "registertriggertype":
+        return engine.registerTriggerType(this.conn, f.id, f.description);
+      case "unregistertriggertype":
+        return engine.unregisterTriggerType(this.conn, f.id);
+      case "triggerregistrationresult": {
+        const answer = this.#answers.get(f.id);
+        if (!answer) return;
+        this.#answers.delete(f.id);
+        answer(f.error ? toErrorBody(f.error) : undefined);
+        return;
+      }
+      case "reattach":
+        engine.reattach(this.conn, f.previous_worker_id, f.reattach_token);
+        return;
+      case "ping":
+        return this.#send({ type: "pong" });
+      case "registerservice":
+        return;
+    }
+  }
+
+  #invoke(f: InvokeFunctionFrame): void {
+    const engine = this.#engine;
+    const req = {
+      functionId: f.function_id,
+      data: f.data,
+      caller: this.conn,
+      ...(f.traceparent ? { traceparent: f.traceparent } : {}),
+      ...(f.baggage ? { baggage: f.baggage } : {}),
+      ...(f.metadata !== undefined ? { metadata: f.metadata } : {}),
+    };
+    const callerId = f.invocation_id;
+    if (f.action?.type === "enqueue") {
+      enqueue(
+        engine,
+        req,
+        f.action.queue,
+        (o) => callerId && this.#result(callerId, f.function_id, o),
+      );
+      return;
+    }
+    if (callerId === undefined || f.action?.type === "void") {
+      engine.invoke(req, (o) => {
+        if (!o.ok && o.error.code === ErrorCode.FunctionNotFound) {
+          this.#options.log.warn(`Fire-and-forget call from ${this.conn.name}: ${o.error.message}`);
+        }
+      });
+      return;
+    }
+    engine.invoke(req, (o) => this.#result(callerId, f.function_id, o));
+  }
+
+  #result(invocationId: string, functionId: string, o: Outcome): void {
+    if (o.ok) {
+      const frame: OutboundFrame = {
+        type: "invocationresult",
+        invocation_id: invocationId,
+        function_id: functionId,
+      };
+      if (o.result !== undefined) frame.result = o.result;
+      if (o.traceparent) frame.traceparent = o.traceparent;
+      this.#send(frame);
+    } else {
+      this.#send({
+        type: "invocationresult",
+        invocation_id: invocationId,
+        function_id: functionId,
+        error: o.error,
+      });
+    }
+  }
+
+  #telemetry(bytes: Uint8Array): boolean {
+    if (bytes.length < 4) return false;
+    const prefix = String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!);
+    if (prefix !== "OTLP" && prefix !== "LOGS" && prefix !== "MTRC") return false;
+    this.#options.onTelemetry?.(this.conn, prefix, this.#decoder.decode(bytes.subarray(4)));
+    return true;
+  }
+
+  // ---- Peer ---------------------------------------------------------------
+
+  invoke(call: OutgoingCall): void {
+    if (this.#socket.bufferedAmount > this.#options.maxBacklogBytes) {
+      // The worker is not reading: fail fast instead of buffering without bound.
+      queueMicrotask(() =>
+        this.#engine.settle(call.invocationId, this.conn.id, {
+          ok: false,
+          error: {
+            code: ErrorCode.Overloaded,
+            message:
+              `Worker "${this.conn.name}" is not reading its socket: ${this.#socket.bufferedAmount} bytes queued`,
+          },
+        })
+      );
+      return;
+    }
+    const frame: OutboundFrame = {
+      type: "invokefunction",
+      invocation_id: call.invocationId,
+      function_id: call.functionId,
+      data: call.data,
+    };
+    if (call.metadata !== undefined) frame.metadata = call.metadata;
+    if (call.traceparent) frame.traceparent = call.traceparent;
+    if (call.baggage) frame.baggage = call.baggage;
+    this.#send(frame);
+  }
+
+  registerTrigger(b: TriggerBinding): Promise<ErrorBody | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.#answers.delete(b.id)) {
+          this.#options.log.warn(
+            `Worker "${this.conn.name}" did not answer registertrigger "${b.id}" within ${PROVIDER_ANSWER_MS}ms: taken as accepted`,
+          );
+          resolve(undefined);
+        }
+      }, PROVIDER_ANSWER_MS);
+      this.#answers.get(b.id)?.(undefined);
+      this.#answers.set(b.id, (refusal) => {
+        clearTimeout(timer);
+        resolve(refusal);
+      });
+      const frame: OutboundFrame = {
+        type: "registertrigger",
+        id: b.id,
+        trigger_type: b.type,
+        function_id: b.functionId,
+        config: b.config,
+      };
+      if (b.metadata !== undefined) frame.metadata = b.metadata;
+      this.#send(frame);
+    });
+  }
+
+  unregisterTrigger(b: TriggerBinding): void {
+    this.#send({ type: "unregistertrigger", id: b.id, trigger_type: b.type });
+  }
+
+  triggerRefused(b: TriggerBinding, error: ErrorBody): void {
+    this.#send({
+      type: "triggerregistrationresult",
+      id: b.id,
+      trigger_type: b.type,
+      function_id: b.functionId,
+      error: { code: error.code, message: error.message },
+    });
+  }
+
+  protocolError(error: ErrorBody): void {
+    this.#options.log.warn(`Protocol error from worker "${this.conn.name}": ${error.message}`);
+    this.#send({ type: "error", error: { code: error.code, message: error.message } });
+  }
+
+  close(code: number, reason: string): void {
+    try {
+      this.#socket.close(code, reason.slice(0, 120));
+    } catch { /* already closed */ }
+  }
+
+  #send(frame: OutboundFrame): void {
+    if (this.#socket.readyState !== WebSocket.OPEN) return;
+    this.#socket.send(JSON.stringify(frame));
+  }
+}

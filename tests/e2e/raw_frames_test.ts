@@ -1,0 +1,413 @@
+/**
+ * The engine driven with raw protocol frames over real sockets.
+ */
+import assert from "node:assert/strict";
+import { startEngine } from "../../engine/engine.ts";
+import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+async function withEngine(
+  fn: (url: string) => Promise<void>,
+  options: Parameters<typeof startEngine>[0] = {},
+) {
+  const engine = await startEngine({ port: 0, shutdownGraceMs: 0, ...options });
+  try {
+    await fn(engine.url);
+  } finally {
+    await engine.stop();
+  }
+}
+
+Deno.test("engine sends workerregistered with a worker id and reattach token on connect", () =>
+  withEngine(async (url) => {
+    const w = await RawWorker.connect(url);
+    const f = w.frames[0]!;
+    assert.equal(f.type, "workerregistered");
+    assert.match(f.worker_id, UUID);
+    assert.match(f.reattach_token, UUID);
+    await w.close();
+  }));
+
+Deno.test("a call from one worker reaches another and its result comes back under the caller's id", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const b = await RawWorker.connect(url);
+    b.serve("math::add", (d) => {
+      const { x, y } = d as { x: number; y: number };
+      return { sum: x + y };
+    });
+    await waitForFunctions(a, ["math::add"]);
+    const r = await a.call("math::add", { x: 2, y: 3 });
+    assert.deepEqual(r.result, { sum: 5 });
+    assert.equal(r.function_id, "math::add");
+    const seen = b.frames.find((f) => f.type === "invokefunction")!;
+    assert.deepEqual(seen.data, { x: 2, y: 3 }, "the payload arrives unchanged");
+    assert.match(seen.invocation_id, UUID);
+    assert.match(seen.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    await a.close();
+    await b.close();
+  }));
+
+Deno.test("calling an unregistered function fails at once with function_not_found", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const r = await a.call("missing::fn", {});
+    assert.deepEqual(r.error, {
+      code: "function_not_found",
+      message: "Function missing::fn not found",
+    });
+    await a.close();
+  }));
+
+Deno.test("a function's error reaches the caller with its code and message", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const b = await RawWorker.connect(url);
+    b.serve("orders::fail", () => {
+      throw Object.assign(new Error("no stock"), { code: "OUT_OF_STOCK" });
+    });
+    await waitForFunctions(a, ["orders::fail"]);
+    const r = await a.call("orders::fail", {});
+    assert.deepEqual(r.error, { code: "OUT_OF_STOCK", message: "no stock" });
+    await a.close();
+    await b.close();
+  }));
+
+Deno.test("malformed frames get an error frame and the connection stays usable", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const cases: [string, string, RegExp][] = [
+      ["{not json", "invalid_json", /not valid JSON/],
+      ['"just a string"', "invalid_frame", /must be a JSON object/],
+      ['{"no_type":1}', "invalid_frame", /no "type" field/],
+      ['{"type":"bogus"}', "unknown_frame_type", /"bogus" is not part of the protocol/],
+      ['{"type":"registerfunction","id":42}', "invalid_frame", /field "id"/],
+      [
+        '{"type":"invokefunction","function_id":"a::b","invocation_id":7,"data":{}}',
+        "invalid_frame",
+        /invocation_id/,
+      ],
+      [
+        '{"type":"registerfunction","id":"nocolons"}',
+        "invalid_function_id",
+        /"nocolons".*two or more parts/,
+      ],
+      ["[".repeat(10_000), "invalid_frame", /nested more than/],
+    ];
+    for (const [text, code, message] of cases) {
+      const err = a.next((f) => f.type === "error");
+      a.send(text);
+      const f = await err;
+      assert.equal(f.error.code, code, text.slice(0, 40));
+      assert.match(f.error.message, message);
+      a.frames.length = 0;
+    }
+    const r = await a.call("engine::health::check", {});
+    assert.equal(r.result.status, "ok");
+    await a.close();
+  }));
+
+Deno.test("frames from an older peer and frames with unknown fields are accepted", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const b = await RawWorker.connect(url);
+    // iii-sdk 0.22.1 leaks message_type; older peers omit optional fields.
+    b.send({
+      type: "registerfunction",
+      id: "demo::echo",
+      message_type: "registerfunction",
+      extra: { x: 1 },
+    });
+    b.socket.addEventListener("message", (e) => {
+      const f = JSON.parse(e.data);
+      if (f.type === "invokefunction") {
+        b.send({
+          type: "invocationresult",
+          invocation_id: f.invocation_id,
+          function_id: f.function_id,
+          result: f.data,
+          error: null,
+          future_field: true,
+        });
+      }
+    });
+    await waitForFunctions(a, ["demo::echo"]);
+    const id = crypto.randomUUID();
+    const res = a.next((f) => f.invocation_id === id);
+    a.send({
+      type: "invokefunction",
+      invocation_id: id,
+      function_id: "demo::echo",
+      data: { v: 1 },
+      unknown: "x",
+    });
+    assert.deepEqual((await res).result, { v: 1 });
+    await a.close();
+    await b.close();
+  }));
+
+Deno.test("replicas share calls (fewest in flight first) and one failing over leaves the other serving", () =>
+  withEngine(async (url) => {
+    const caller = await RawWorker.connect(url);
+    const r1 = await RawWorker.connect(url);
+    const r2 = await RawWorker.connect(url);
+    const served = { r1: 0, r2: 0 };
+    r1.serve("img::resize", async () => {
+      served.r1++;
+      await new Promise((r) => setTimeout(r, 5));
+      return "r1";
+    });
+    r2.serve("img::resize", async () => {
+      served.r2++;
+      await new Promise((r) => setTimeout(r, 5));
+      return "r2";
+    });
+    await waitForFunctions(caller, ["img::resize"]);
+    const list = await caller.call("engine::functions::list", {});
+    const entry = list.result.functions.find((f: { function_id: string }) =>
+      f.function_id === "img::resize"
+    );
+    assert.equal(entry.replicas, 2);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => caller.call("img::resize", {})),
+    );
+    assert.ok(results.every((r) => r.result === "r1" || r.result === "r2"));
+    assert.ok(served.r1 >= 10 && served.r2 >= 10, `balanced: ${JSON.stringify(served)}`);
+    await r1.close();
+    const after = await Promise.all(
+      Array.from({ length: 5 }, () => caller.call("img::resize", {})),
+    );
+    assert.ok(after.every((r) => r.result === "r2"), "the surviving replica takes every call");
+    await caller.close();
+    await r2.close();
+  }));
+
+Deno.test("a worker that disconnects mid-call fails its calls with invocation_stopped at once", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const b = await RawWorker.connect(url);
+    b.send({ type: "registerfunction", id: "slow::op" });
+    await waitForFunctions(a, ["slow::op"]);
+    const got = b.next((f) => f.type === "invokefunction");
+    const started = Date.now();
+    const pending = a.call("slow::op", {});
+    await got;
+    await b.close();
+    const r = await pending;
+    assert.equal(r.error.code, "invocation_stopped");
+    assert.ok(Date.now() - started < 1000);
+    const again = await a.call("slow::op", {});
+    assert.equal(again.error.code, "function_not_found", "its functions are gone");
+    await a.close();
+  }));
+
+Deno.test("a call that outlives the engine's time-out fails with invocation_timeout and a late result is dropped", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const b = await RawWorker.connect(url);
+    b.send({ type: "registerfunction", id: "slow::op" });
+    await waitForFunctions(a, ["slow::op"]);
+    const inv = b.next((f) => f.type === "invokefunction");
+    const r = await a.call("slow::op", {});
+    assert.equal(r.error.code, "invocation_timeout");
+    assert.match(r.error.message, /slow::op timed out after 200ms/);
+    const f = await inv;
+    b.send({
+      type: "invocationresult",
+      invocation_id: f.invocation_id,
+      function_id: "slow::op",
+      result: 1,
+    });
+    const stats = await a.call("engine::invocations::stats", {});
+    assert.equal(
+      stats.result.per_function["slow::op"],
+      undefined,
+      "the timed-out call is no longer in flight",
+    );
+    assert.equal(a.frames.filter((x) => x.type === "invocationresult" && x.result === 1).length, 0);
+    await a.close();
+    await b.close();
+  }, { invocationTimeoutMs: 200 }));
+
+Deno.test("a void call is delivered and never answered", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const b = await RawWorker.connect(url);
+    const got = new Promise((resolve) => b.serve("events::track", (d) => resolve(d)));
+    await waitForFunctions(a, ["events::track"]);
+    a.frames.length = 0;
+    a.send({
+      type: "invokefunction",
+      function_id: "events::track",
+      data: { e: 1 },
+      action: { type: "void" },
+    });
+    assert.deepEqual(await got, { e: 1 });
+    a.send({
+      type: "invokefunction",
+      function_id: "missing::x",
+      data: {},
+      action: { type: "void" },
+    });
+    const r = await a.call("engine::health::check", {});
+    assert.equal(r.result.status, "ok");
+    assert.equal(
+      a.frames.filter((f) => f.type === "invocationresult").length,
+      1,
+      "only the health call answered",
+    );
+    await a.close();
+    await b.close();
+  }));
+
+Deno.test("an enqueue call without a queue worker fails with enqueue_error saying what to add", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const id = crypto.randomUUID();
+    const res = a.next((f) => f.invocation_id === id);
+    a.send({
+      type: "invokefunction",
+      invocation_id: id,
+      function_id: "jobs::run",
+      data: {},
+      action: { type: "enqueue", queue: "jobs" },
+    });
+    const r = await res;
+    assert.equal(r.error.code, "enqueue_error");
+    assert.match(r.error.message, /engine worker add engine-queue/);
+    await a.close();
+  }));
+
+Deno.test("custom trigger types: registrations reach the provider and a refusal reaches the registrant", () =>
+  withEngine(async (url) => {
+    const provider = await RawWorker.connect(url);
+    const user = await RawWorker.connect(url);
+    user.send({
+      type: "registertrigger",
+      id: "t-early",
+      trigger_type: "cron",
+      function_id: "jobs::tick",
+      config: { every: 1 },
+    });
+    provider.send({ type: "registertriggertype", id: "cron", description: "every N seconds" });
+    const early = await provider.next((f) => f.type === "registertrigger" && f.id === "t-early");
+    assert.deepEqual(
+      early.config,
+      { every: 1 },
+      "a pending trigger is delivered when its type appears",
+    );
+    provider.send({
+      type: "triggerregistrationresult",
+      id: "t-early",
+      trigger_type: "cron",
+      function_id: "jobs::tick",
+    });
+
+    user.send({
+      type: "registertrigger",
+      id: "t-bad",
+      trigger_type: "cron",
+      function_id: "jobs::tick",
+      config: {},
+    });
+    await provider.next((f) => f.type === "registertrigger" && f.id === "t-bad");
+    provider.send({
+      type: "triggerregistrationresult",
+      id: "t-bad",
+      trigger_type: "cron",
+      function_id: "jobs::tick",
+      error: { code: "trigger_registration_failed", message: "every is required" },
+    });
+    const refused = await user.next((f) =>
+      f.type === "triggerregistrationresult" && f.id === "t-bad"
+    );
+    assert.deepEqual(refused.error, {
+      code: "trigger_registration_failed",
+      message: "every is required",
+    });
+
+    const list = await user.call("engine::registered-triggers::list", {});
+    const byId = Object.fromEntries(
+      list.result.registered_triggers.map((t: { id: string; status: string }) => [t.id, t.status]),
+    );
+    assert.deepEqual(byId, { "t-early": "active", "t-bad": "failed" });
+
+    user.send({ type: "unregistertrigger", id: "t-early", trigger_type: "cron" });
+    await provider.next((f) => f.type === "unregistertrigger" && f.id === "t-early");
+    await user.close();
+    await provider.close();
+  }));
+
+Deno.test("reattach cleans up the previous connection named by a valid token", () =>
+  withEngine(async (url) => {
+    const caller = await RawWorker.connect(url);
+    const first = await RawWorker.connect(url);
+    first.send({ type: "registerfunction", id: "a::b" });
+    await waitForFunctions(caller, ["a::b"]);
+    const token = first.frames[0]!.reattach_token;
+    const second = await RawWorker.connect(url);
+    second.send({ type: "reattach", previous_worker_id: first.workerId, reattach_token: "wrong" });
+    second.send({ type: "ping" });
+    await second.next((f) => f.type === "pong");
+    const list1 = await caller.call("engine::workers::list", {});
+    assert.ok(
+      list1.result.workers.some((w: { id: string }) => w.id === first.workerId),
+      "a wrong token changes nothing",
+    );
+    second.send({ type: "reattach", previous_worker_id: first.workerId, reattach_token: token });
+    await first.closed;
+    const list2 = await caller.call("engine::workers::list", {});
+    assert.ok(!list2.result.workers.some((w: { id: string }) => w.id === first.workerId));
+    await caller.close();
+    await second.close();
+  }));
+
+Deno.test("a frame over the size limit closes the connection with 1009", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    a.send({
+      type: "invokefunction",
+      function_id: "a::b",
+      data: "x".repeat(5000),
+      action: { type: "void" },
+    });
+    const ev = await a.closed;
+    assert.equal(ev.code, 1009);
+    assert.match(ev.reason, /exceeds the 4096-byte limit/);
+  }, { maxFrameBytes: 4096 }));
+
+Deno.test("with a token configured, a connection without it is refused before it can register", () =>
+  withEngine(async (url) => {
+    await assert.rejects(RawWorker.connect(url), /Cannot connect/);
+    await assert.rejects(
+      RawWorker.connect(url, { authorization: "Bearer nope" }),
+      /Cannot connect/,
+    );
+    const ok = await RawWorker.connect(url, { authorization: "Bearer s3cret" });
+    const r = await ok.call("engine::health::check", {});
+    assert.equal(r.result.status, "ok");
+    await ok.close();
+  }, { token: "s3cret" }));
+
+Deno.test("engine::workers::register names the worker in engine::workers::list", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    a.send({
+      type: "invokefunction",
+      function_id: "engine::workers::register",
+      data: { runtime: "node", name: "billing", pid: 42 },
+      action: { type: "void" },
+    });
+    const deadline = Date.now() + 2000;
+    let me;
+    while (Date.now() < deadline) {
+      const r = await a.call("engine::workers::list", {});
+      me = r.result.workers.find((w: { id: string }) => w.id === a.workerId);
+      if (me.name === "billing") break;
+    }
+    assert.equal(me.name, "billing");
+    assert.equal(me.runtime, "node");
+    assert.equal(me.pid, 42);
+    await a.close();
+  }));

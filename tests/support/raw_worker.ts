@@ -1,0 +1,134 @@
+/**
+ * A worker that speaks raw protocol frames, for black-box tests of the
+ * engine: it records every frame it receives and lets a test wait for the
+ * next frame that matches a predicate (an explicit signal, never a sleep).
+ *
+ * @module
+ */
+
+// deno-lint-ignore no-explicit-any
+export type Frame = Record<string, any>;
+
+export class RawWorker {
+  readonly frames: Frame[] = [];
+  readonly socket: WebSocket;
+  #waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
+  #closed: Promise<CloseEvent>;
+  workerId = "";
+
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
+    this.#closed = new Promise((resolve) => socket.addEventListener("close", resolve));
+    socket.addEventListener("message", (e) => {
+      const frame = JSON.parse(
+        typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data),
+      );
+      this.frames.push(frame);
+      const i = this.#waiters.findIndex((w) => w.match(frame));
+      if (i >= 0) this.#waiters.splice(i, 1)[0]!.resolve(frame);
+    });
+  }
+
+  static async connect(url: string, headers?: Record<string, string>): Promise<RawWorker> {
+    // @ts-ignore Deno's WebSocket accepts request headers
+    const socket = new WebSocket(url, headers ? { headers } : undefined);
+    const w = new RawWorker(socket);
+    const registered = w.next((f) => f.type === "workerregistered");
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error(`Cannot connect to ${url}`)), {
+        once: true,
+      });
+    });
+    w.workerId = (await registered).worker_id;
+    return w;
+  }
+
+  send(frame: Frame | string): void {
+    this.socket.send(typeof frame === "string" ? frame : JSON.stringify(frame));
+  }
+
+  /** The first already-received or future frame matching `match`. */
+  next(match: (f: Frame) => boolean, timeoutMs = 5000): Promise<Frame> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
+        reject(
+          new Error(
+            `No matching frame within ${timeoutMs}ms; got ${JSON.stringify(this.frames.slice(-5))}`,
+          ),
+        );
+      }, timeoutMs);
+      const done = (f: Frame) => {
+        clearTimeout(timer);
+        resolve(f);
+      };
+      this.#waiters.push({ match, resolve: done });
+    });
+  }
+
+  /** Calls a function and waits for its result frame. */
+  async call(functionId: string, data: unknown): Promise<Frame> {
+    const id = crypto.randomUUID();
+    const result = this.next((f) => f.type === "invocationresult" && f.invocation_id === id);
+    this.send({ type: "invokefunction", invocation_id: id, function_id: functionId, data });
+    return await result;
+  }
+
+  /** Registers a function answered by `handler` (sync or async). */
+  serve(functionId: string, handler: (data: unknown, frame: Frame) => unknown): void {
+    this.send({ type: "registerfunction", id: functionId });
+    this.socket.addEventListener("message", async (e) => {
+      const f = JSON.parse(e.data);
+      if (f.type !== "invokefunction" || f.function_id !== functionId) return;
+      try {
+        const result = await handler(f.data, f);
+        this.send({
+          type: "invocationresult",
+          invocation_id: f.invocation_id,
+          function_id: functionId,
+          result,
+        });
+      } catch (err) {
+        this.send({
+          type: "invocationresult",
+          invocation_id: f.invocation_id,
+          function_id: functionId,
+          error: {
+            code: (err as { code?: string }).code ?? "invocation_failed",
+            message: (err as Error).message,
+          },
+        });
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (
+      this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING
+    ) {
+      this.socket.close(1000);
+    }
+    await this.#closed;
+  }
+
+  get closed(): Promise<CloseEvent> {
+    return this.#closed;
+  }
+}
+
+/** Calls `engine::functions::list` until `ids` are all registered (the explicit signal). */
+export async function waitForFunctions(
+  w: RawWorker,
+  ids: string[],
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = await w.call("engine::functions::list", {});
+    const have = new Set((r.result?.functions ?? []).map((f: Frame) => f.function_id));
+    if (ids.every((id) => have.has(id))) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`Functions ${ids.join(", ")} were not registered within ${timeoutMs}ms`);
+}
