@@ -1,0 +1,156 @@
+/**
+ * One request to a running engine, the way the CLI needs it: connect, call
+ * one function, close. Uses the runtime's WebSocket; a long-lived worker
+ * uses the SDK instead.
+ *
+ * @module
+ */
+
+export const DEFAULT_ENGINE_URL = "ws://localhost:49134";
+
+export function engineUrl(flag?: string): string {
+  return flag || Deno.env.get("ENGINE_URL") || DEFAULT_ENGINE_URL;
+}
+
+export interface CallFailure {
+  code: string;
+  message: string;
+  stacktrace?: string;
+}
+
+export class EngineUnreachable extends Error {
+  constructor(readonly url: string, detail: string) {
+    super(`Cannot reach the engine at ${url}: ${detail}`);
+  }
+}
+
+export class FunctionFailed extends Error {
+  constructor(readonly body: CallFailure) {
+    super(`${body.code}: ${body.message}`);
+  }
+}
+
+/** An open connection to the engine for a few calls. */
+export class EngineClient {
+  #socket: WebSocket;
+  #pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #closed: Promise<void>;
+
+  private constructor(socket: WebSocket, readonly url: string) {
+    this.#socket = socket;
+    this.#closed = new Promise((resolve) => socket.addEventListener("close", () => resolve()));
+    socket.addEventListener("message", (e) => {
+      let f;
+      try {
+        f = JSON.parse(String(e.data));
+      } catch {
+        return;
+      }
+      if (f?.type !== "invocationresult") return;
+      const p = this.#pending.get(f.invocation_id);
+      if (!p) return;
+      this.#pending.delete(f.invocation_id);
+      if (f.error) p.reject(new FunctionFailed(f.error));
+      else p.resolve(f.result ?? null);
+    });
+    socket.addEventListener("close", (e) => {
+      for (const p of this.#pending.values()) {
+        p.reject(
+          new EngineUnreachable(
+            url,
+            `connection closed (${e.code}${e.reason ? `: ${e.reason}` : ""})`,
+          ),
+        );
+      }
+      this.#pending.clear();
+    });
+  }
+
+  static connect(
+    url: string,
+    options: { timeoutMs?: number; name?: string } = {},
+  ): Promise<EngineClient> {
+    const token = Deno.env.get("ENGINE_TOKEN");
+    let socket: WebSocket;
+    try {
+      // @ts-ignore Deno's WebSocket takes request headers
+      socket = new WebSocket(
+        url,
+        token ? { headers: { authorization: `Bearer ${token}` } } : undefined,
+      );
+    } catch (e) {
+      return Promise.reject(new EngineUnreachable(url, (e as Error).message));
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        socket.close();
+        reject(new EngineUnreachable(url, `no answer within ${options.timeoutMs ?? 5000}ms`));
+      }, options.timeoutMs ?? 5000);
+      socket.addEventListener("open", () => {
+        clearTimeout(timer);
+        const client = new EngineClient(socket, url);
+        client.callVoid("engine::workers::register", {
+          runtime: "deno",
+          name: options.name ?? "engine-cli",
+          sdk: "engine-cli",
+          pid: Deno.pid,
+        });
+        resolve(client);
+      }, { once: true });
+      socket.addEventListener("error", (e) => {
+        clearTimeout(timer);
+        const detail = (e as ErrorEvent).message || "connection refused";
+        reject(new EngineUnreachable(url, detail.replace(/^NetworkError: /, "")));
+      }, { once: true });
+    });
+  }
+
+  call(functionId: string, payload: unknown, timeoutMs = 30_000): Promise<unknown> {
+    const id = crypto.randomUUID();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(
+          new FunctionFailed({
+            code: "TIMEOUT",
+            message: `No result from ${functionId} within ${timeoutMs}ms`,
+          }),
+        );
+      }, timeoutMs);
+      this.#pending.set(id, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+      this.#socket.send(
+        JSON.stringify({
+          type: "invokefunction",
+          invocation_id: id,
+          function_id: functionId,
+          data: payload,
+        }),
+      );
+    });
+  }
+
+  callVoid(functionId: string, payload: unknown): void {
+    this.#socket.send(
+      JSON.stringify({
+        type: "invokefunction",
+        function_id: functionId,
+        data: payload,
+        action: { type: "void" },
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#socket.readyState === WebSocket.OPEN) this.#socket.close(1000);
+    await this.#closed;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The command line: `engine [--config <file>]`, `engine trigger …`, and the
+ * other commands. Returns the exit code; only `main.ts` exits.
+ *
+ * @module
+ */
+import { VERSION } from "../engine/version.ts";
+import { start } from "./start.ts";
+import { trigger } from "./trigger.ts";
+import type { Io } from "./trigger.ts";
+import { helpFor, UsageError } from "./usage.ts";
+
+type Command = (args: string[], io: Io) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  start,
+  trigger,
+};
+
+export const consoleIo: Io = {
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+};
+
+export async function main(args: string[], io: Io = consoleIo): Promise<number> {
+  const first = args[0];
+  if (first === "-v" || first === "--version") {
+    io.out(VERSION);
+    return 0;
+  }
+  if (first === "-h" || first === "--help" || first === "help") {
+    io.out(helpFor(args[1] ?? "main"));
+    return 0;
+  }
+  const named = first !== undefined && !first.startsWith("-");
+  const name = named ? first : "start";
+  const rest = named ? args.slice(1) : args;
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`Error: unknown command "${name}"\n\n${helpFor("main")}`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.out(helpFor(name));
+    return 0;
+  }
+  try {
+    return await command(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`Error: ${e.message}\n\n${helpFor(e.command)}`);
+      return 2;
+    }
+    throw e;
+  }
+}

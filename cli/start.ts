@@ -1,0 +1,113 @@
+/**
+ * `engine [--config <file>]`: loads the config, starts the engine and its
+ * workers, prints where it listens, and shuts down cleanly on SIGINT/SIGTERM.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { dirname } from "node:path";
+import {
+  DEFAULT_CONFIG_FILE,
+  type EngineConfig,
+  isLoopbackHost,
+  loadConfigFile,
+} from "../engine/config/mod.ts";
+import { type RunningEngine, startEngine } from "../engine/engine.ts";
+import { formatLogEntry } from "../engine/observability/logs.ts";
+import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
+import { resolveFromCaller } from "./paths.ts";
+import { UsageError } from "./usage.ts";
+import type { Io } from "./trigger.ts";
+
+export function parseStartArgs(args: string[]): { config: string } {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: { config: { type: "string", short: "c" } },
+      strict: true,
+      allowPositionals: false,
+    });
+    return { config: values.config ?? DEFAULT_CONFIG_FILE };
+  } catch (e) {
+    throw new UsageError((e as Error).message, "start");
+  }
+}
+
+/** Merges top-level `rest_api.middleware` into the HTTP worker's own list (worker's first). */
+export function withGlobalMiddleware(
+  config: EngineConfig,
+  name: string,
+  workerConfig: unknown,
+): unknown {
+  if (name !== "engine-http" || config.rest_api.middleware.length === 0) return workerConfig;
+  const own = (workerConfig as { middleware?: unknown[] }).middleware ?? [];
+  return { ...(workerConfig as object), middleware: [...own, ...config.rest_api.middleware] };
+}
+
+export async function start(args: string[], io: Io): Promise<number> {
+  const { config: configArg } = parseStartArgs(args);
+  const file = resolveFromCaller(configArg);
+  const loaded = await loadConfigFile(file, { workerConfigs: builtinConfigParsers() });
+  if (!loaded.ok) {
+    io.err(`Error: ${loaded.error.message}`);
+    return 1;
+  }
+  const config = loaded.config;
+  if (!isLoopbackHost(config.host) && !config.auth.token) {
+    io.err(
+      `Error: ${file}: host: refusing to accept workers on "${config.host}" without a token: set "auth.token" or ENGINE_TOKEN, or bind to 127.0.0.1`,
+    );
+    return 1;
+  }
+  let engine: RunningEngine;
+  try {
+    engine = await startEngine({
+      host: config.host,
+      port: config.port,
+      invocationTimeoutMs: config.invocation_timeout_ms,
+      maxFrameBytes: config.max_frame_bytes,
+      baseDir: dirname(file),
+      logCapacity: config.logs.max_entries,
+      traceCapacity: config.traces.max_spans,
+      logSink: (entry) => io.out(formatLogEntry(entry)),
+      ...(config.auth.token ? { token: config.auth.token } : {}),
+    });
+  } catch (e) {
+    io.err(`Error: cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
+    return 1;
+  }
+  io.out(`Engine listening on ${engine.url} (config ${file})`);
+  for (const entry of config.workers) {
+    const builtin = BUILTIN_WORKERS[entry.name];
+    if (!builtin || entry.path) continue;
+    try {
+      await engine.startBuiltin(
+        builtin,
+        withGlobalMiddleware(config, entry.name, entry.config ?? {}),
+      );
+      const info = engine.describeBuiltin(entry.name);
+      io.out(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
+    } catch (e) {
+      io.err(`Error: worker "${entry.name}" failed to start: ${(e as Error).message}`);
+      await engine.stop();
+      return 1;
+    }
+  }
+  return await waitForSignal(engine, io);
+}
+
+async function waitForSignal(engine: RunningEngine, io: Io): Promise<number> {
+  const { promise, resolve } = Promise.withResolvers<string>();
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const handlers = signals.map((s) => {
+    const h = () => resolve(s);
+    Deno.addSignalListener(s, h);
+    return [s, h] as const;
+  });
+  const signal = await promise;
+  io.out(`Received ${signal}: shutting down`);
+  for (const [s, h] of handlers) Deno.removeSignalListener(s, h);
+  await engine.stop();
+  io.out("Engine stopped");
+  return 0;
+}

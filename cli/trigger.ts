@@ -1,0 +1,84 @@
+/**
+ * `engine trigger --function-id=<id> --payload=<json>`: calls a function
+ * through the running engine and prints its JSON result.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { EngineClient, EngineUnreachable, engineUrl, FunctionFailed } from "./engine_url.ts";
+import { UsageError } from "./usage.ts";
+
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export function parseTriggerArgs(args: string[]) {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        "function-id": { type: "string" },
+        payload: { type: "string" },
+        "timeout-ms": { type: "string" },
+        url: { type: "string" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message, "trigger");
+  }
+  const functionId = values["function-id"];
+  if (!functionId) {
+    throw new UsageError(
+      "Missing --function-id: name the function to call, e.g. --function-id=math::add",
+      "trigger",
+    );
+  }
+  let payload: unknown = {};
+  if (values.payload !== undefined) {
+    try {
+      payload = JSON.parse(values.payload);
+    } catch (e) {
+      throw new UsageError(`--payload is not valid JSON: ${(e as Error).message}`, "trigger");
+    }
+  }
+  let timeoutMs = 30_000;
+  if (values["timeout-ms"] !== undefined) {
+    timeoutMs = Number(values["timeout-ms"]);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+      throw new UsageError(
+        `--timeout-ms must be a positive whole number of milliseconds: got "${
+          values["timeout-ms"]
+        }"`,
+        "trigger",
+      );
+    }
+  }
+  return { functionId, payload, timeoutMs, url: engineUrl(values.url) };
+}
+
+export async function trigger(args: string[], io: Io): Promise<number> {
+  const { functionId, payload, timeoutMs, url } = parseTriggerArgs(args);
+  let client: EngineClient;
+  try {
+    client = await EngineClient.connect(url, { timeoutMs: Math.min(timeoutMs, 10_000) });
+  } catch (e) {
+    io.err(`Error: ${(e as Error).message}`);
+    return 1;
+  }
+  try {
+    const result = await client.call(functionId, payload, timeoutMs);
+    io.out(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (e) {
+    if (e instanceof FunctionFailed) io.err(`Error: ${e.body.code}: ${e.body.message}`);
+    else if (e instanceof EngineUnreachable) io.err(`Error: ${e.message}`);
+    else throw e;
+    return 1;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Usage errors (exit code 2) and the help texts of every command.
+ *
+ * @module
+ */
+import { VERSION } from "../engine/version.ts";
+
+export class UsageError extends Error {
+  constructor(message: string, readonly command: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export const HELP: Record<string, string> = {
+  main: `engine ${VERSION}: a function-routing engine for workers in any language
+
+Usage:
+  engine [--config <file>]            start the engine (default config: engine-config.yaml)
+  engine <command> [options]
+
+Commands:
+  start      start the engine (same as no command)
+  trigger    call a function and print its JSON result
+  worker     add, remove or list workers (engine worker --help)
+  create     scaffold a project from a template
+  console    serve the web console for a running engine
+  logs       print the log of a running engine
+
+Options:
+  -c, --config <file>   config file to start with
+  -h, --help            show help (also: engine <command> --help)
+  -v, --version         print the version
+
+Environment:
+  ENGINE_URL     the engine's WebSocket URL for trigger, logs, worker and console
+                 (default ws://localhost:49134)
+  ENGINE_TOKEN   token workers and the CLI present when the engine requires one`,
+  start: `Usage: engine [start] [--config <file>]
+
+Starts the engine with the workers of the config file, and reloads it when
+the file changes.
+
+Options:
+  -c, --config <file>   config file (default engine-config.yaml, relative to
+                        the current folder)`,
+  trigger: `Usage: engine trigger --function-id=<id> [--payload=<json>] [--timeout-ms=<ms>]
+
+Calls a function through the running engine and prints its JSON result.
+
+Options:
+  --function-id <id>   the function to call, e.g. math::add (required)
+  --payload <json>     the payload as JSON text (default {})
+  --timeout-ms <ms>    how long to wait for the result (default 30000)
+  --url <ws-url>       the engine (default: ENGINE_URL, else ws://localhost:49134)
+
+Exit codes: 0 success, 1 the function failed or the engine is unreachable,
+2 bad arguments.`,
+};
+
+export function helpFor(command: string): string {
+  return HELP[command] ?? HELP.main!;
+}
