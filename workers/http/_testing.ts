@@ -1,0 +1,138 @@
+/**
+ * Test helpers: an in-process app over plain async functions (no engine),
+ * and a logger that keeps what it is told.
+ *
+ * @module
+ */
+import type { CallOptions, LogEntry, Logger } from "../../engine/api.ts";
+import { CallError } from "../../engine/api.ts";
+import { createApp } from "./app.ts";
+import { type HttpConfig, parseHttpConfig } from "./config.ts";
+import { Cors } from "./cors.ts";
+import { Limiter } from "./limiter.ts";
+import { byPriority } from "./mod.ts";
+import { routeOf } from "./triggers.ts";
+import { LiveRoutes } from "./triggers.ts";
+
+export type Fn = (payload: unknown, options: CallOptions) => unknown;
+
+export interface Recorded {
+  level: LogEntry["level"];
+  message: string;
+  data?: unknown;
+}
+
+export class MemoryLogger implements Logger {
+  readonly entries: Recorded[];
+  constructor(entries: Recorded[] = []) {
+    this.entries = entries;
+  }
+  debug(message: string, data?: unknown) {
+    this.entries.push({ level: "debug", message, data });
+  }
+  info(message: string, data?: unknown) {
+    this.entries.push({ level: "info", message, data });
+  }
+  warn(message: string, data?: unknown) {
+    this.entries.push({ level: "warn", message, data });
+  }
+  error(message: string, data?: unknown) {
+    this.entries.push({ level: "error", message, data });
+  }
+  child(): Logger {
+    return new MemoryLogger(this.entries);
+  }
+}
+
+export interface TestTrigger {
+  id?: string;
+  function_id: string;
+  config: Record<string, unknown>;
+  metadata?: unknown;
+}
+
+/** An app whose functions are `functions`; `calls` records each call in order. */
+export function testApp(options: {
+  functions?: Record<string, Fn>;
+  triggers?: TestTrigger[];
+  config?: Record<string, unknown>;
+}) {
+  const config: HttpConfig = parseHttpConfig(options.config ?? {});
+  const functions = options.functions ?? {};
+  const calls: { functionId: string; payload: unknown; options: CallOptions }[] = [];
+  const log = new MemoryLogger();
+  const routes = new LiveRoutes();
+  let n = 0;
+  for (const t of options.triggers ?? []) {
+    const binding = {
+      id: t.id ?? `t${++n}`,
+      type: "http",
+      functionId: t.function_id,
+      config: t.config,
+      workerId: "w1",
+      ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+    };
+    routes.apply(routes.table.add(routeOf(binding)));
+  }
+  const limiter = new Limiter(config.concurrency_request_limit);
+  const stopping = new AbortController();
+  const app = createApp({
+    matcher: () => routes.matcher(),
+    limiter,
+    cors: config.cors ? new Cors(config.cors) : undefined,
+    pipeline: {
+      invoker: {
+        hasFunction: (id) => id in functions,
+        async call(id, payload, callOptions = {}) {
+          calls.push({ functionId: id, payload, options: callOptions });
+          const fn = functions[id];
+          if (!fn) {
+            throw new CallError({
+              code: "function_not_found",
+              message: `Function ${id} not found`,
+            });
+          }
+          return await fn(structuredClone(payload), callOptions);
+        },
+      },
+      log,
+      globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
+      middlewareTimeout: config.middleware_timeout,
+      bodyLimit: config.body_limit,
+    },
+    defaultTimeout: config.default_timeout,
+    stopping: stopping.signal,
+    log,
+  });
+  return { app, calls, log, limiter, routes, stopping };
+}
+
+/** A promise that settles when `signal` aborts (a function that never answers on its own). */
+export function hang(options: CallOptions): Promise<never> {
+  return new Promise((_, reject) => {
+    options.signal?.addEventListener("abort", () => reject(options.signal!.reason), { once: true });
+  });
+}
+
+/** The parsed error body of a worker-made reply. */
+export async function errorOf(
+  response: Response,
+): Promise<{ code: string; message: string; error_id?: string }> {
+  const body = await response.json();
+  return body.error;
+}
+
+/** Resolves once `condition()` holds, checking after each macrotask (bounded). */
+export async function until(condition: () => boolean, what = "condition"): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  throw new Error(`Gave up waiting for ${what}`);
+}
+
+/** A promise and the function that resolves it. */
+export function gate(): { opened: Promise<void>; open(): void } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  return { opened: promise, open: () => resolve() };
+}

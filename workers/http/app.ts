@@ -1,0 +1,127 @@
+/**
+ * The Hono app the server runs: CORS preflight, route match (404/405), a
+ * concurrency slot, then the pipeline. The app itself never changes; the
+ * route matcher it reads is replaced whole when triggers change. Its one
+ * `onError` turns every failure into the worker's error reply.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { Logger } from "../../engine/api.ts";
+import { requestAborted, type RequestScope } from "./calls.ts";
+import { type Cors, isPreflight } from "./cors.ts";
+import { Code, errorReply, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
+import type { Limiter } from "./limiter.ts";
+import type { Matcher } from "./matcher.ts";
+import { type PipelineOptions, runPipeline } from "./pipeline.ts";
+import { traceparentFor } from "./trace.ts";
+
+export interface AppOptions {
+  /** The current matcher; called once per request. */
+  matcher(): Matcher;
+  limiter: Limiter;
+  /** Absent: no CORS handling at all. */
+  cors?: Cors | undefined;
+  pipeline: PipelineOptions;
+  /** `default_timeout`, in ms. */
+  defaultTimeout: number;
+  /** Aborted when the worker stops: requests in progress end at once. */
+  stopping: AbortSignal;
+  log: Logger;
+}
+
+/** Builds the app; `app.request()` drives it in tests, `Deno.serve` in production. */
+export function createApp(options: AppOptions): Hono {
+  const { cors, limiter, log } = options;
+  const app = new Hono();
+
+  app.all("*", async (c) => {
+    const request = c.req.raw;
+    if (cors && isPreflight(request)) return cors.preflight(request);
+    const expiresAt = performance.now() + options.defaultTimeout;
+    const { path, query } = splitUrl(request.url);
+    const match = options.matcher().match(request.method, path);
+    if (match.kind === "not_found") {
+      throw new HttpError(
+        404,
+        Code.NotFound,
+        `No route matches ${JSON.stringify(`${request.method} ${path}`)}`,
+      );
+    }
+    if (match.kind === "method_not_allowed") {
+      throw new HttpError(
+        405,
+        Code.MethodNotAllowed,
+        `Method ${request.method} is not allowed for ${JSON.stringify(path)}: use ${
+          match.allow.join(", ")
+        }`,
+        { headers: { allow: match.allow.join(", ") } },
+      );
+    }
+    const scope: RequestScope = {
+      signal: AbortSignal.any([
+        AbortSignal.timeout(options.defaultTimeout),
+        options.stopping,
+        request.signal,
+      ]),
+      expiresAt,
+      stopping: options.stopping,
+      traceparent: traceparentFor(request.headers.get("traceparent")),
+    };
+    const baggage = request.headers.get("baggage");
+    if (baggage !== null) scope.baggage = baggage;
+
+    if (!limiter.tryAcquire()) await waitForSlot(limiter, scope);
+    let response: Response;
+    try {
+      response = await runPipeline(options.pipeline, {
+        request,
+        route: match.route,
+        params: match.params,
+        path,
+        query,
+        scope,
+      });
+    } finally {
+      limiter.release();
+    }
+    cors?.decorate(response.headers, request.headers.get("origin"));
+    return response;
+  });
+
+  app.onError((error, c) => {
+    const headers = new Headers();
+    cors?.decorate(headers, c.req.raw.headers.get("origin"));
+    return errorReply(error, log, headers);
+  });
+
+  return app;
+}
+
+async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void> {
+  let outcome;
+  try {
+    outcome = await limiter.acquire(scope.signal);
+  } catch {
+    throw requestAborted(scope);
+  }
+  if (outcome === "queue_full") {
+    throw new HttpError(
+      503,
+      Code.Overloaded,
+      `Too many requests: ${limiter.limit} in progress and ${limiter.waiting} waiting`,
+      { headers: { "retry-after": RETRY_AFTER_SECONDS } },
+    );
+  }
+}
+
+/** The raw path (still percent-encoded) and the query string of an absolute URL. */
+export function splitUrl(url: string): { path: string; query: string } {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  if (start < 0) return { path: "/", query: "" };
+  const hash = url.indexOf("#", start);
+  const stop = hash < 0 ? url.length : hash;
+  const mark = url.indexOf("?", start);
+  if (mark < 0 || mark > stop) return { path: url.slice(start, stop), query: "" };
+  return { path: url.slice(start, mark), query: url.slice(mark + 1, stop) };
+}

@@ -1,0 +1,125 @@
+/**
+ * Reading and parsing a request body, at most `body_limit` bytes of it.
+ *
+ * | Content type | `body` |
+ * |---|---|
+ * | `application/json`, `application/*+json` (any case, any parameters) | the parsed value; malformed JSON is a 400 |
+ * | `text/*` | a string (decoded by its `charset`, UTF-8 by default) |
+ * | `application/x-www-form-urlencoded` | an object, last value wins for a repeated name |
+ * | anything else, or none | `{content_type, base64}` |
+ * | no body, or an empty one | `null` |
+ *
+ * @module
+ */
+import { abortable } from "./deadline.ts";
+import { Code, HttpError } from "./errors.ts";
+import { describeJsonError } from "./json_error.ts";
+
+/** Reads and parses the body of `request`; throws an {@link HttpError} for 400 and 413. */
+export async function readBody(
+  request: Request,
+  limit: number,
+  signal: AbortSignal,
+): Promise<unknown> {
+  if (request.body === null) return null;
+  const bytes = await abortable(readBytes(request, limit), signal);
+  return parseBody(bytes, request.headers.get("content-type"));
+}
+
+/** The body's bytes; a body over `limit` is refused without being read whole. */
+async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared)) {
+    if (Number(declared) > limit) {
+      await request.body?.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    // The server enforces the declared length, so the whole body fits.
+    return new Uint8Array(await request.arrayBuffer());
+  }
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Parses `bytes` by `contentType` (the header's value, or `null`). */
+export function parseBody(bytes: Uint8Array, contentType: string | null): unknown {
+  if (bytes.byteLength === 0) return null;
+  const { type, charset } = mediaType(contentType);
+  if (type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))) {
+    const text = decode(bytes, charset);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new HttpError(
+        400,
+        Code.InvalidBody,
+        `Request body is not valid JSON: ${describeJsonError(text)}`,
+      );
+    }
+  }
+  if (type.startsWith("text/")) return decode(bytes, charset);
+  if (type === "application/x-www-form-urlencoded") {
+    return Object.fromEntries(new URLSearchParams(decode(bytes, charset)));
+  }
+  return { content_type: contentType ?? "application/octet-stream", base64: toBase64(bytes) };
+}
+
+function mediaType(header: string | null): { type: string; charset: string | undefined } {
+  if (header === null) return { type: "", charset: undefined };
+  const [type = "", ...params] = header.split(";");
+  let charset: string | undefined;
+  for (const param of params) {
+    const [name, value] = param.split("=");
+    if (name?.trim().toLowerCase() === "charset" && value) {
+      charset = value.trim().replace(/^"|"$/g, "");
+    }
+  }
+  return { type: type.trim().toLowerCase(), charset };
+}
+
+const utf8 = new TextDecoder();
+
+function decode(bytes: Uint8Array, charset: string | undefined): string {
+  if (charset === undefined || /^utf-?8$/i.test(charset)) return utf8.decode(bytes);
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return utf8.decode(bytes); // an unknown charset label: read it as UTF-8
+  }
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  const step = 0x8000;
+  for (let i = 0; i < bytes.length; i += step) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + step));
+  }
+  return btoa(binary);
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(
+    413,
+    Code.PayloadTooLarge,
+    `Request body is larger than the body_limit of ${limit} bytes`,
+  );
+}

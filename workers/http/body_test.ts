@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { parseBody, readBody } from "./body.ts";
+import { HttpError } from "./errors.ts";
+import { describeJsonError } from "./json_error.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const never = new AbortController().signal;
+
+Deno.test("parseBody() parses by content type", () => {
+  const cases: [string | null, Uint8Array, unknown][] = [
+    ["application/json", bytes('{"a":1}'), { a: 1 }],
+    ["Application/JSON; charset=UTF-8", bytes("[1,2]"), [1, 2]],
+    ["application/vnd.api+json", bytes('"x"'), "x"],
+    ["application/json", bytes(""), null],
+    ["text/plain", bytes("héllo"), "héllo"],
+    ["text/csv; charset=iso-8859-1", new Uint8Array([0x63, 0x61, 0x66, 0xe9]), "café"],
+    ["application/x-www-form-urlencoded", bytes("a=1&b=x+y&a=2"), { a: "2", b: "x y" }],
+    ["image/png", new Uint8Array([0, 1, 255]), { content_type: "image/png", base64: "AAH/" }],
+    [null, bytes("raw"), { content_type: "application/octet-stream", base64: "cmF3" }],
+  ];
+  for (const [type, body, expected] of cases) {
+    assert.deepEqual(parseBody(body, type), expected, String(type));
+  }
+});
+
+Deno.test("parseBody() answers malformed JSON with a 400 that says where it breaks", () => {
+  assert.throws(
+    () => parseBody(bytes('{"a": 1,\n  "b": }'), "application/json"),
+    (e) =>
+      e instanceof HttpError && e.status === 400 && e.code === "INVALID_BODY" &&
+      e.message === 'Request body is not valid JSON: unexpected "}" at line 2, column 8',
+  );
+});
+
+Deno.test("describeJsonError() points at the first offending character", () => {
+  const cases: [string, string][] = [
+    ['{"a":}', 'unexpected "}" at line 1, column 6'],
+    ['{"a":1', "unexpected end of input at line 1, column 7"],
+    ["nope", 'unexpected "n" at line 1, column 1'],
+    ['{"a":1}x', 'unexpected "x" at line 1, column 8'],
+    ["[1,2,\n3,]", 'unexpected "]" at line 2, column 3'],
+    ["{a:1}", 'unexpected "a" at line 1, column 2'],
+    ['"bad \\q"', 'unexpected "\\\\" at line 1, column 6'],
+    ["01", 'unexpected "1" at line 1, column 2'],
+    ["", "unexpected end of input at line 1, column 1"],
+  ];
+  for (const [text, expected] of cases) {
+    assert.throws(() => JSON.parse(text));
+    assert.equal(describeJsonError(text), expected, text);
+  }
+});
+
+Deno.test("readBody() refuses a declared length over the limit without reading it", async () => {
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled++;
+      controller.enqueue(new Uint8Array(1024));
+    },
+  });
+  const request = new Request("http://x/", {
+    method: "POST",
+    body: stream,
+    headers: { "content-length": "5000" },
+  });
+  await assert.rejects(
+    readBody(request, 4096, never),
+    (e) => e instanceof HttpError && e.status === 413,
+  );
+  assert.ok(pulled <= 1, `pulled ${pulled} chunks`);
+});
+
+Deno.test("readBody() stops reading a chunked body at the limit", async () => {
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulled++;
+      controller.enqueue(new Uint8Array(1024));
+    },
+  });
+  const request = new Request("http://x/", { method: "POST", body: stream });
+  await assert.rejects(
+    readBody(request, 4096, never),
+    (e) => e instanceof HttpError && e.status === 413 && /body_limit of 4096 bytes/.test(e.message),
+  );
+  assert.ok(pulled <= 6, `pulled ${pulled} chunks`);
+});
+
+Deno.test("readBody() reads a body of exactly the limit, and none for a GET", async () => {
+  const exact = new Request("http://x/", {
+    method: "POST",
+    body: "x".repeat(10),
+    headers: { "content-type": "text/plain" },
+  });
+  assert.equal(await readBody(exact, 10, never), "x".repeat(10));
+  assert.equal(await readBody(new Request("http://x/"), 10, never), null);
+});

@@ -1,0 +1,121 @@
+/**
+ * One function call on behalf of an HTTP request (a middleware, a condition
+ * or the handler), bounded by the request's signal, and its failure turned
+ * into the {@link HttpError} the request ends with.
+ *
+ * @module
+ */
+import type { CallOptions } from "../../engine/api.ts";
+import { abortable } from "./deadline.ts";
+import { Code, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
+
+/** What the pipeline needs of the engine: an `EngineApi` fits. */
+export interface Invoker {
+  call(functionId: string, payload: unknown, options?: CallOptions): Promise<unknown>;
+  hasFunction(functionId: string): boolean;
+}
+
+/** The part of a request every call shares: its time budget and its trace. */
+export interface RequestScope {
+  /** Aborts on `default_timeout` (reason `TimeoutError`), on shutdown, or when the client leaves. */
+  signal: AbortSignal;
+  /** `performance.now()` at which `default_timeout` runs out. */
+  expiresAt: number;
+  /** Aborted when the worker stops. */
+  stopping: AbortSignal;
+  traceparent: string;
+  baggage?: string;
+}
+
+export type Role = "Middleware" | "Condition" | "Function";
+
+export interface CallRequest {
+  role: Role;
+  functionId: string;
+  payload: unknown;
+  metadata?: unknown;
+  /** A bound shorter than the request's own (`middleware_timeout`), in ms. */
+  timeoutMs?: number;
+}
+
+/** Calls a function for the request in `scope`; every failure is an {@link HttpError}. */
+export async function callFunction(
+  invoker: Invoker,
+  scope: RequestScope,
+  call: CallRequest,
+): Promise<unknown> {
+  if (!invoker.hasFunction(call.functionId)) throw unavailable(call);
+  const remaining = Math.max(1, Math.ceil(scope.expiresAt - performance.now()));
+  const own = call.timeoutMs !== undefined && call.timeoutMs < remaining;
+  const signal = own
+    ? AbortSignal.any([scope.signal, AbortSignal.timeout(call.timeoutMs!)])
+    : scope.signal;
+  const options: CallOptions = {
+    timeoutMs: own ? call.timeoutMs! : remaining,
+    traceparent: scope.traceparent,
+    signal,
+  };
+  if (scope.baggage !== undefined) options.baggage = scope.baggage;
+  if (call.metadata !== undefined) options.metadata = call.metadata;
+  try {
+    return await abortable(invoker.call(call.functionId, call.payload, options), signal);
+  } catch (error) {
+    if (scope.signal.aborted) throw requestAborted(scope, call);
+    if (signal.aborted || codeOf(error) === "invocation_timeout") {
+      throw own ? middlewareTimeout(call) : requestAborted(scope, call);
+    }
+    throw callFailed(call, error);
+  }
+}
+
+/** The error a request ends with when its own signal aborted. */
+export function requestAborted(scope: RequestScope, call?: CallRequest): HttpError {
+  if (scope.stopping.aborted) {
+    return new HttpError(503, Code.ShuttingDown, "The HTTP worker is stopping", {
+      headers: { "retry-after": RETRY_AFTER_SECONDS },
+    });
+  }
+  const waitingFor = call
+    ? `: ${call.role.toLowerCase()} ${JSON.stringify(call.functionId)} did not answer`
+    : "";
+  return new HttpError(504, Code.RequestTimeout, `Request timed out${waitingFor}`);
+}
+
+function middlewareTimeout(call: CallRequest): HttpError {
+  return new HttpError(
+    504,
+    Code.MiddlewareTimeout,
+    `${call.role} ${JSON.stringify(call.functionId)} did not answer within ${call.timeoutMs} ms`,
+  );
+}
+
+function unavailable(call: CallRequest): HttpError {
+  return new HttpError(
+    503,
+    Code.FunctionUnavailable,
+    `${call.role} ${
+      JSON.stringify(call.functionId)
+    } is not registered: its worker may still be starting`,
+    { headers: { "retry-after": RETRY_AFTER_SECONDS } },
+  );
+}
+
+function callFailed(call: CallRequest, error: unknown): HttpError {
+  const code = codeOf(error);
+  if (code === "function_not_found") return unavailable(call);
+  const message = error instanceof Error ? error.message : String(error);
+  const detail: Record<string, unknown> = {
+    role: call.role.toLowerCase(),
+    function_id: call.functionId,
+  };
+  const stacktrace = (error as { stacktrace?: unknown }).stacktrace ??
+    (error as { stack?: unknown }).stack;
+  if (typeof stacktrace === "string") detail.stacktrace = stacktrace;
+  return new HttpError(500, code ?? Code.InternalError, message, { detail });
+}
+
+/** The `code` of a `CallError` (or anything shaped like one). */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}

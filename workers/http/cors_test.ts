@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { Cors, hostnameOf, isPreflight } from "./cors.ts";
+import { parseHttpConfig } from "./config.ts";
+
+function cors(origins: string[], methods: string[] = []): Cors {
+  return new Cors(
+    parseHttpConfig({ cors: { allowed_origins: origins, allowed_methods: methods } }).cors!,
+  );
+}
+
+Deno.test("Cors.allows() matches exact origins, bare hosts on any scheme and port, and *", () => {
+  const cases: [string[], string, boolean][] = [
+    [["localhost"], "http://localhost:5173", true],
+    [["localhost"], "https://localhost", true],
+    [["localhost"], "http://localhost.evil.test", false],
+    [["localhost"], "http://127.0.0.1:3000", false],
+    [["https://app.test"], "https://app.test", true],
+    [["https://app.test"], "http://app.test", false],
+    [["https://app.test"], "https://app.test:8443", false],
+    [["https://app.test:443"], "https://app.test", true],
+    [["*"], "https://anything.test", true],
+    [[], "http://localhost", false],
+    [["http://[::1]:8080"], "http://[::1]:8080", true],
+  ];
+  for (const [origins, origin, expected] of cases) {
+    assert.equal(cors(origins).allows(origin), expected, `${origins} vs ${origin}`);
+  }
+});
+
+Deno.test("Cors.decorate() echoes an allowed origin, says * for any, and nothing to others", () => {
+  const cases: [string[], string | null, Record<string, string>][] = [
+    [["localhost"], "http://localhost:5173", {
+      "access-control-allow-origin": "http://localhost:5173",
+      vary: "Origin",
+    }],
+    [["localhost"], "http://evil.test", { vary: "Origin" }],
+    [["*"], "http://evil.test", { "access-control-allow-origin": "*" }],
+    [["localhost"], null, {}],
+  ];
+  for (const [origins, origin, expected] of cases) {
+    const headers = new Headers();
+    cors(origins).decorate(headers, origin);
+    assert.deepEqual(Object.fromEntries(headers), expected, String(origin));
+  }
+});
+
+Deno.test("Cors.preflight() answers 204 with the allowed methods and the asked headers", () => {
+  const request = new Request("http://x/a", {
+    method: "OPTIONS",
+    headers: {
+      origin: "http://localhost:5173",
+      "access-control-request-method": "PUT",
+      "access-control-request-headers": "x-api-key, content-type",
+    },
+  });
+  assert.ok(isPreflight(request));
+  const response = cors(["localhost"], ["GET", "put"]).preflight(request);
+  assert.equal(response.status, 204);
+  assert.equal(response.headers.get("access-control-allow-origin"), "http://localhost:5173");
+  assert.equal(response.headers.get("access-control-allow-methods"), "GET, PUT");
+  assert.equal(response.headers.get("access-control-allow-headers"), "x-api-key, content-type");
+  const denied = cors(["https://app.test"]).preflight(request);
+  assert.equal(denied.status, 204);
+  assert.equal(denied.headers.get("access-control-allow-origin"), null);
+  assert.equal(denied.headers.get("access-control-allow-methods"), null);
+});
+
+Deno.test("isPreflight() needs OPTIONS, Origin and Access-Control-Request-Method", () => {
+  const cases: [string, Record<string, string>, boolean][] = [
+    ["OPTIONS", { origin: "http://a", "access-control-request-method": "GET" }, true],
+    ["OPTIONS", { origin: "http://a" }, false],
+    ["OPTIONS", { "access-control-request-method": "GET" }, false],
+    ["GET", { origin: "http://a", "access-control-request-method": "GET" }, false],
+  ];
+  for (const [method, headers, expected] of cases) {
+    assert.equal(
+      isPreflight(new Request("http://x/", { method, headers })),
+      expected,
+      JSON.stringify(headers),
+    );
+  }
+});
+
+Deno.test("hostnameOf() reads the host of an origin", () => {
+  assert.equal(hostnameOf("http://LocalHost:80"), "localhost");
+  assert.equal(hostnameOf("https://[::1]:8443"), "[::1]");
+  assert.equal(hostnameOf("null"), undefined);
+});

@@ -1,0 +1,112 @@
+/**
+ * `engine-http`: the built-in worker that serves one HTTP endpoint per
+ * registered `http` trigger, on `Deno.serve` at the configured host and port.
+ *
+ * @module
+ */
+import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.ts";
+import { createApp } from "./app.ts";
+import {
+  DEFAULT_CONFIG,
+  type HttpConfig,
+  type MiddlewareEntry,
+  parseHttpConfig,
+} from "./config.ts";
+import { Cors } from "./cors.ts";
+import { Limiter } from "./limiter.ts";
+import { httpTriggerProvider, LiveRoutes, TRIGGER_DESCRIPTION, TRIGGER_TYPE } from "./triggers.ts";
+
+export type { HttpConfig } from "./config.ts";
+
+/** What `describe()` reports to `engine::workers::list` and the console. */
+export interface HttpWorkerStatus {
+  [key: string]: unknown;
+  host: string;
+  port: number;
+  routes: { method: string; path: string; function_id: string }[];
+  /** Requests holding a concurrency slot. */
+  in_flight: number;
+  /** Requests waiting for a slot. */
+  waiting: number;
+}
+
+export const httpWorker: BuiltinWorker<HttpConfig> = {
+  name: "engine-http",
+  description: "Serves an HTTP endpoint for each registered http trigger",
+  parseConfig: parseHttpConfig,
+  defaultConfig: DEFAULT_CONFIG,
+  start: startHttpWorker,
+};
+
+/** Starts serving; resolves once the listener is bound. */
+export function startHttpWorker(
+  api: EngineApi,
+  config: HttpConfig,
+): Promise<RunningWorker & { describe(): HttpWorkerStatus }> {
+  const routes = new LiveRoutes();
+  const limiter = new Limiter(config.concurrency_request_limit);
+  const stopping = new AbortController();
+  const app = createApp({
+    matcher: () => routes.matcher(),
+    limiter,
+    cors: config.cors ? new Cors(config.cors) : undefined,
+    pipeline: {
+      invoker: api,
+      log: api.log,
+      globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
+      middlewareTimeout: config.middleware_timeout,
+      bodyLimit: config.body_limit,
+    },
+    defaultTimeout: config.default_timeout,
+    stopping: stopping.signal,
+    log: api.log,
+  });
+
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: config.host,
+      port: config.port,
+      onListen: () => {},
+      handler: (request) => app.fetch(request),
+    });
+  } catch (e) {
+    const reason = e instanceof Deno.errors.AddrInUse
+      ? "address already in use"
+      : (e as Error).message;
+    return Promise.reject(
+      new Error(`Cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: e }),
+    );
+  }
+  const unregisterType = api.registerTriggerType(
+    TRIGGER_TYPE,
+    TRIGGER_DESCRIPTION,
+    httpTriggerProvider(routes),
+  );
+  const port = server.addr.port;
+  api.log.info(`API listening on address: ${config.host}:${port}`);
+
+  return Promise.resolve({
+    async stop() {
+      unregisterType();
+      stopping.abort(new DOMException("The HTTP worker is stopping", "AbortError"));
+      await server.shutdown();
+    },
+    describe: () => ({
+      host: config.host,
+      port,
+      routes: routes.table.routes().map((r) => ({
+        method: r.method,
+        path: r.pattern,
+        function_id: r.functionId,
+      })),
+      in_flight: limiter.active,
+      waiting: limiter.waiting,
+    }),
+  });
+}
+
+/** Global middleware by ascending priority; equal priorities keep config order (the sort is stable). */
+export function byPriority(entries: readonly MiddlewareEntry[]): MiddlewareEntry[] {
+  return [...entries].sort((a, b) => a.priority - b.priority);
+}

@@ -1,0 +1,162 @@
+/**
+ * Steps 2 to 7 of a request, in the seed's order: global middleware, the
+ * condition, per-route middleware, the body, the handler, its response. The
+ * body is parsed at most once, at the first step that needs it (the
+ * condition, else the handler), so a request turned away by middleware never
+ * has its body read.
+ *
+ * @module
+ */
+import type { Logger } from "../../engine/api.ts";
+import { readBody } from "./body.ts";
+import { callFunction, type Invoker, requestAborted, type RequestScope } from "./calls.ts";
+import { Code, HttpError } from "./errors.ts";
+import { type Context, interpretMiddlewareResult, type MiddlewareRequest } from "./middleware.ts";
+import { toHttpResponse } from "./response.ts";
+import type { Route } from "./routes.ts";
+
+export interface PipelineOptions {
+  invoker: Invoker;
+  log: Logger;
+  /** Global middleware function ids, already in priority order. */
+  globalMiddleware: readonly string[];
+  middlewareTimeout: number;
+  bodyLimit: number;
+}
+
+/** A matched request on its way through the pipeline. */
+export interface Incoming {
+  request: Request;
+  route: Route;
+  params: Record<string, string>;
+  /** The request path as sent (still percent-encoded). */
+  path: string;
+  /** The query string without its `?`. */
+  query: string;
+  scope: RequestScope;
+}
+
+/** The request object a condition and the handler receive (the reference's fields, plus `context`). */
+export interface HandlerRequest extends MiddlewareRequest {
+  path: string;
+  body: unknown;
+  trigger: { type: "http"; path: string; method: string };
+  context: Context;
+}
+
+/** Runs the request through middleware, condition and handler; failures throw {@link HttpError}. */
+export async function runPipeline(options: PipelineOptions, incoming: Incoming): Promise<Response> {
+  const { route, scope } = incoming;
+  const request: MiddlewareRequest = {
+    path_params: incoming.params,
+    query_params: incoming.query === ""
+      ? {}
+      : Object.fromEntries(new URLSearchParams(incoming.query)),
+    headers: Object.fromEntries(incoming.request.headers),
+    method: incoming.request.method,
+  };
+  let context: Context = {};
+
+  for (const functionId of options.globalMiddleware) {
+    const outcome = await runMiddleware(options, incoming, functionId, request, context);
+    if (outcome.kind === "respond") return outcome.response;
+    context = outcome.context;
+  }
+
+  let handlerRequest: HandlerRequest | undefined;
+  if (route.conditionFunctionId !== undefined) {
+    handlerRequest = await withBody(options, incoming, request, context);
+    const result = await callFunction(options.invoker, scope, {
+      role: "Condition",
+      functionId: route.conditionFunctionId,
+      payload: handlerRequest,
+    });
+    if (!conditionPassed(route.conditionFunctionId, result, options.log)) {
+      throw new HttpError(422, Code.ConditionNotMet, "Request condition not met");
+    }
+  }
+
+  for (const functionId of route.middlewareFunctionIds) {
+    const outcome = await runMiddleware(options, incoming, functionId, request, context);
+    if (outcome.kind === "respond") return outcome.response;
+    context = outcome.context;
+  }
+
+  if (handlerRequest === undefined) {
+    handlerRequest = await withBody(options, incoming, request, context);
+  } else handlerRequest.context = context;
+
+  const result = await callFunction(options.invoker, scope, {
+    role: "Function",
+    functionId: route.functionId,
+    payload: handlerRequest,
+    metadata: route.metadata,
+  });
+  const mapped = toHttpResponse(result);
+  if (mapped.kind === "invalid") {
+    throw new HttpError(
+      500,
+      Code.InvalidResponse,
+      `Function ${JSON.stringify(route.functionId)} ${mapped.reason}`,
+      {
+        detail: { role: "function", function_id: route.functionId },
+      },
+    );
+  }
+  return mapped.response;
+}
+
+async function runMiddleware(
+  options: PipelineOptions,
+  incoming: Incoming,
+  functionId: string,
+  request: MiddlewareRequest,
+  context: Context,
+) {
+  const result = await callFunction(options.invoker, incoming.scope, {
+    role: "Middleware",
+    functionId,
+    payload: { phase: "preHandler", request, context },
+    timeoutMs: options.middlewareTimeout,
+  });
+  return interpretMiddlewareResult(functionId, result, context, options.log);
+}
+
+async function withBody(
+  options: PipelineOptions,
+  incoming: Incoming,
+  request: MiddlewareRequest,
+  context: Context,
+): Promise<HandlerRequest> {
+  let body: unknown;
+  try {
+    body = await readBody(incoming.request, options.bodyLimit, incoming.scope.signal);
+  } catch (error) {
+    if (error instanceof HttpError || !incoming.scope.signal.aborted) throw error;
+    throw requestAborted(incoming.scope);
+  }
+  return {
+    ...request,
+    path: incoming.path,
+    body,
+    trigger: { type: "http", path: incoming.route.pattern, method: incoming.route.method },
+    context,
+  };
+}
+
+/** `false` and `{ok: false}` fail; `true` and `{ok: true}` pass; anything else passes with a warning. */
+function conditionPassed(functionId: string, result: unknown, log: Logger): boolean {
+  if (result === false) return false;
+  if (result === true) return true;
+  const ok = result !== null && typeof result === "object"
+    ? (result as { ok?: unknown }).ok
+    : undefined;
+  if (typeof ok === "boolean") return ok;
+  log.warn(
+    `Condition ${JSON.stringify(functionId)} returned neither true nor false: treated as passed`,
+    {
+      function_id: functionId,
+    },
+  );
+  return true;
+}

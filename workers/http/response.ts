@@ -1,0 +1,92 @@
+/**
+ * A function's `{status_code, headers, body}` (a handler's result, or the
+ * `response` of a middleware's `respond`) turned into an HTTP response.
+ *
+ * - `status_code`: an integer from 200 to 599; 200 when absent.
+ * - `headers`: a map of name to string, or a list of `"Name: value"` lines
+ *   (the reference's form, which can repeat a name such as `Set-Cookie`).
+ * - `body`: sent as JSON (`application/json` unless the function set a
+ *   content type); a string with the function's own content type is sent as
+ *   is, and `null` with its own content type is sent empty. No body, no bytes.
+ *
+ * @module
+ */
+
+export type ResponseOutcome =
+  | { kind: "ok"; response: Response }
+  | { kind: "invalid"; reason: string };
+
+const NULL_BODY_STATUS = new Set([204, 205, 304]);
+
+/** Maps a function's response value; `invalid` says what is wrong with it. */
+export function toHttpResponse(value: unknown): ResponseOutcome {
+  if (value === undefined || value === null) return invalid("returned no response");
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return invalid(
+      `returned ${describe(value)} instead of a map with status_code, headers and body`,
+    );
+  }
+  const { status_code: status = 200, headers: rawHeaders, body } = value as Record<string, unknown>;
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 200 || status > 599) {
+    return invalid(
+      `returned an invalid status_code ${describe(status)}: use an integer from 200 to 599`,
+    );
+  }
+  const headers = new Headers();
+  if (rawHeaders !== undefined && rawHeaders !== null) {
+    const problem = fillHeaders(headers, rawHeaders);
+    if (problem !== undefined) return invalid(`returned invalid headers: ${problem}`);
+  }
+  if (body === undefined || NULL_BODY_STATUS.has(status)) {
+    return ok(new Response(null, { status, headers }));
+  }
+  const ownType = headers.has("content-type");
+  if (ownType && typeof body === "string") return ok(new Response(body, { status, headers }));
+  if (ownType && body === null) return ok(new Response(null, { status, headers }));
+  if (!ownType) headers.set("content-type", "application/json");
+  return ok(new Response(JSON.stringify(body), { status, headers }));
+}
+
+function fillHeaders(headers: Headers, raw: unknown): string | undefined {
+  try {
+    if (Array.isArray(raw)) {
+      for (const line of raw) {
+        const colon = typeof line === "string" ? line.indexOf(":") : -1;
+        if (colon <= 0) return `${describe(line)} is not a "Name: value" line`;
+        headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }
+      return undefined;
+    }
+    if (typeof raw !== "object") {
+      return `expected a map or a list of "Name: value" lines, got ${describe(raw)}`;
+    }
+    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+      if (typeof value === "string") headers.set(name, value);
+      else if (typeof value === "number" || typeof value === "boolean") {
+        headers.set(name, String(value));
+      } else return `header ${JSON.stringify(name)} has ${describe(value)}, not a string`;
+    }
+    return undefined;
+  } catch (e) {
+    return (e as Error).message; // an invalid header name or value, as Headers words it
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a map";
+  if (typeof value === "string") {
+    return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value)}`;
+  }
+  return `${typeof value} ${String(value)}`;
+}
+
+function ok(response: Response): ResponseOutcome {
+  return { kind: "ok", response };
+}
+
+function invalid(reason: string): ResponseOutcome {
+  return { kind: "invalid", reason };
+}

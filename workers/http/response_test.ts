@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { toHttpResponse } from "./response.ts";
+
+Deno.test("toHttpResponse() maps status_code, headers and body", async () => {
+  const cases: [unknown, number, string | null, string, Record<string, string>?][] = [
+    [{ status_code: 201, body: { id: 7 } }, 201, "application/json", '{"id":7}'],
+    [{ body: "hi", headers: { "Content-Type": "text/plain" } }, 200, "text/plain", "hi"],
+    [{ body: "hi" }, 200, "application/json", '"hi"'],
+    [
+      { body: '{"raw":true}', headers: { "content-type": "application/json" } },
+      200,
+      "application/json",
+      '{"raw":true}',
+    ],
+    [{ body: { a: 1 }, headers: { "content-type": "text/plain" } }, 200, "text/plain", '{"a":1}'],
+    [{ body: null }, 200, "application/json", "null"],
+    [{ body: null, headers: { "content-type": "text/plain" } }, 200, "text/plain", ""],
+    [{ status_code: 404 }, 404, null, ""],
+    [{ status_code: 204, body: { ignored: true } }, 204, null, ""],
+    [{ body: 0 }, 200, "application/json", "0"],
+    [{ headers: ["X-A: 1", "Set-Cookie: a=1", "Set-Cookie: b=2"] }, 200, null, "", {
+      "x-a": "1",
+      "set-cookie": "a=1, b=2",
+    }],
+    [{ headers: { "x-n": 5 } }, 200, null, "", { "x-n": "5" }],
+  ];
+  for (const [value, status, type, text, headers] of cases) {
+    const outcome = toHttpResponse(value);
+    assert.equal(outcome.kind, "ok", JSON.stringify(value));
+    if (outcome.kind !== "ok") continue;
+    assert.equal(outcome.response.status, status);
+    assert.equal(outcome.response.headers.get("content-type"), type, JSON.stringify(value));
+    assert.equal(await outcome.response.text(), text);
+    for (const [name, v] of Object.entries(headers ?? {})) {
+      assert.equal(outcome.response.headers.get(name), v);
+    }
+  }
+});
+
+Deno.test("toHttpResponse() says what is wrong with an invalid response", () => {
+  const cases: [unknown, string][] = [
+    [undefined, "returned no response"],
+    [null, "returned no response"],
+    ["ok", 'returned the string "ok" instead of a map with status_code, headers and body'],
+    [[1], "returned a list instead of a map with status_code, headers and body"],
+    [
+      { status_code: "201" },
+      'returned an invalid status_code the string "201": use an integer from 200 to 599',
+    ],
+    [
+      { status_code: 201.5 },
+      "returned an invalid status_code number 201.5: use an integer from 200 to 599",
+    ],
+    [
+      { status_code: 101 },
+      "returned an invalid status_code number 101: use an integer from 200 to 599",
+    ],
+    [
+      { headers: "x" },
+      'returned invalid headers: expected a map or a list of "Name: value" lines, got the string "x"',
+    ],
+    [{ headers: { a: { b: 1 } } }, 'returned invalid headers: header "a" has a map, not a string'],
+    [
+      { headers: ["nocolon"] },
+      'returned invalid headers: the string "nocolon" is not a "Name: value" line',
+    ],
+  ];
+  for (const [value, reason] of cases) {
+    assert.deepEqual(toHttpResponse(value), { kind: "invalid", reason }, JSON.stringify(value));
+  }
+  const badName = toHttpResponse({ headers: { "bad name": "x" } });
+  assert.equal(badName.kind, "invalid");
+});
