@@ -1,11 +1,15 @@
 /**
- * Test support for the state worker's end-to-end tests: child processes that
- * speak JSON lines on stdio (the fixtures in `tests/fixtures/state/`).
+ * Test support for the state worker's end-to-end tests: child processes whose
+ * stdout is read line by line (the fixtures in `tests/fixtures/state/`, and
+ * the real engine, `main.ts`).
  *
  * @module
  */
 
+import { join } from "node:path";
+
 const FIXTURES = new URL("../../tests/fixtures/state/", import.meta.url);
+const MAIN = new URL("../../main.ts", import.meta.url);
 
 type Message = Record<string, unknown>;
 
@@ -15,7 +19,10 @@ interface Waiter {
   reject(error: Error): void;
 }
 
-/** A child `deno run` whose stdout lines are JSON messages. */
+/**
+ * A child `deno run` whose stdout lines are messages: a line holding a JSON
+ * object is that object, any other line is `{line}`.
+ */
 export class JsonLineProcess {
   readonly #child: Deno.ChildProcess;
   readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
@@ -25,9 +32,9 @@ export class JsonLineProcess {
   readonly #stderr: Promise<string>;
   #ended: Error | undefined;
 
-  constructor(fixture: string, args: string[]) {
+  constructor(script: URL, args: string[]) {
     this.#child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", new URL(fixture, FIXTURES).pathname, ...args],
+      args: ["run", "--allow-all", script.pathname, ...args],
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -76,7 +83,7 @@ export class JsonLineProcess {
       while ((newline = buffer.indexOf("\n")) >= 0) {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
-        if (line.trim() !== "") this.#deliver(JSON.parse(line));
+        if (line.trim() !== "") this.#deliver(parseLine(line));
       }
     }
     const stderr = await this.#stderr;
@@ -93,6 +100,16 @@ export class JsonLineProcess {
   }
 }
 
+function parseLine(line: string): Message {
+  try {
+    const value = JSON.parse(line);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value;
+  } catch {
+    // Not JSON: a log line.
+  }
+  return { line };
+}
+
 /** The `sdk_worker.ts` fixture: a TS SDK worker process driven by the test. */
 export class SdkWorkerProcess {
   readonly process: JsonLineProcess;
@@ -104,7 +121,7 @@ export class SdkWorkerProcess {
 
   /** Starts the worker and resolves once it is connected to `engineUrl`. */
   static async start(engineUrl: string): Promise<SdkWorkerProcess> {
-    const process = new JsonLineProcess("sdk_worker.ts", [engineUrl]);
+    const process = new JsonLineProcess(new URL("sdk_worker.ts", FIXTURES), [engineUrl]);
     await process.waitFor((m) => m.ready === true);
     return new SdkWorkerProcess(process);
   }
@@ -133,11 +150,32 @@ export class SdkWorkerProcess {
   }
 }
 
-/** The `engine_child.ts` fixture: an engine with the state worker in its own process. */
+/**
+ * The real engine (`main.ts --config`) in its own process, on a free port,
+ * with only the state worker, configured by `stateConfig`. Its config file is
+ * written to `dir`. Resolves with its URL once it has started the worker.
+ */
 export async function startEngineProcess(
-  config: unknown,
+  stateConfig: unknown,
+  dir: string,
 ): Promise<{ url: string; process: JsonLineProcess }> {
-  const process = new JsonLineProcess("engine_child.ts", [JSON.stringify(config)]);
-  const { url } = await process.waitFor((m) => typeof m.url === "string");
-  return { url: url as string, process };
+  const configFile = join(dir, "engine-config.yaml");
+  const config = {
+    host: "127.0.0.1",
+    port: 0,
+    workers: [{ name: "engine-state", config: stateConfig }],
+    console: { enabled: false },
+  };
+  // JSON is YAML.
+  await Deno.writeTextFile(configFile, JSON.stringify(config, null, 2));
+  const process = new JsonLineProcess(MAIN, ["--config", configFile]);
+  const listening = await process.waitFor((m) =>
+    typeof m.line === "string" && m.line.startsWith("Engine listening on ")
+  );
+  const url = /ws:\/\/\S+/.exec(listening.line as string)?.[0];
+  if (url === undefined) throw new Error(`No engine URL in "${listening.line}"`);
+  await process.waitFor((m) =>
+    typeof m.line === "string" && m.line.startsWith("Started worker engine-state")
+  );
+  return { url, process };
 }

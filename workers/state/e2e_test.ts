@@ -209,7 +209,7 @@ Deno.test("a state trigger with a bad config is refused with a clear message", a
 Deno.test("an answered state::set survives kill -9 of the engine", async () => {
   const dir = await Deno.makeTempDir({ prefix: "state-kill-" });
   const path = join(dir, "state.db");
-  const child = await startEngineProcess({ adapter: "sqlite", path });
+  const child = await startEngineProcess({ adapter: "sqlite", path }, dir);
   const worker = registerWorker(child.url, { worker_name: "durability" });
   const answered = new Map<string, number>();
   let killed: Promise<Deno.CommandStatus> | undefined;
@@ -256,9 +256,10 @@ Deno.test("an answered state::set survives kill -9 of the engine", async () => {
 
 Deno.test("two engines on one Redis share state, and their concurrent increments add up", async () => {
   const redis = await startRedisServer();
+  const dir = await Deno.makeTempDir({ prefix: "state-redis-" });
   const config = stateWorker.parseConfig({ adapter: "redis", url: redis.url });
   const engineA = await startEngine({ port: 0, builtins: [{ worker: stateWorker, config }] });
-  const engineB = await startEngineProcess({ adapter: "redis", url: redis.url });
+  const engineB = await startEngineProcess({ adapter: "redis", url: redis.url }, dir);
   const workers: Worker[] = [];
   try {
     const a = registerWorker(engineA.url, { worker_name: "a" });
@@ -299,5 +300,6 @@ Deno.test("two engines on one Redis share state, and their concurrent increments
     await engineB.process.kill("SIGTERM");
     await engineA.stop();
     await redis.stop();
+    await Deno.remove(dir, { recursive: true });
   }
 });

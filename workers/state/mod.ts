@@ -33,7 +33,9 @@ export const stateWorker: BuiltinWorker<StateConfig> = {
   start: startStateWorker,
 };
 
-async function startStateWorker(api: EngineApi, config: StateConfig): Promise<RunningWorker> {
+async function startStateWorker(api: EngineApi, given: StateConfig): Promise<RunningWorker> {
+  // Parsing is idempotent: this fills the defaults when a caller hands over a raw block.
+  const config = parseConfig(given);
   const store = await openStore(config, { baseDir: api.baseDir, log: api.log });
   const location = config.adapter === "sqlite"
     ? { path: resolveStatePath(config.path, api.baseDir) }
