@@ -1,0 +1,159 @@
+/**
+ * `engine --config` and `engine trigger` as a user runs them: real processes.
+ */
+import assert from "node:assert/strict";
+import { ROOT, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
+import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
+
+const MINIMAL = "host: 127.0.0.1\nport: 0\nworkers: []\nconsole:\n  enabled: false\n";
+
+Deno.test("engine --config starts, answers engine trigger, and exits 0 on SIGINT and SIGTERM", async (t) => {
+  const { file } = await tempConfig(MINIMAL);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    await t.step(signal, async () => {
+      const engine = await spawnEngine({ config: file });
+      const worker = await RawWorker.connect(engine.url);
+      worker.serve("math::add", (d) => ({ c: (d as { a: number }).a + (d as { b: number }).b }));
+      await waitForFunctions(worker, ["math::add"]);
+      const env = { ENGINE_URL: engine.url };
+
+      const ok = await runCli(["trigger", "--function-id=math::add", '--payload={"a":2,"b":3}'], {
+        env,
+      });
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.deepEqual(JSON.parse(ok.stdout), { c: 5 });
+
+      const missing = await runCli(["trigger", "--function-id=math::nope"], { env });
+      assert.equal(missing.code, 1);
+      assert.equal(
+        missing.stderr.trim(),
+        "Error: function_not_found: Function math::nope not found",
+      );
+
+      await worker.close();
+      assert.equal(await engine.stop(signal), 0);
+      assert.ok(engine.lines.some((l) => l.includes("Engine stopped")));
+    });
+  }
+});
+
+Deno.test("engine trigger reports a function's error code and message on stderr with exit 1", async () => {
+  const { file } = await tempConfig(MINIMAL);
+  const engine = await spawnEngine({ config: file });
+  const worker = await RawWorker.connect(engine.url);
+  worker.serve("orders::create", () => {
+    throw Object.assign(new Error("customer is blocked"), { code: "FORBIDDEN" });
+  });
+  await waitForFunctions(worker, ["orders::create"]);
+  const r = await runCli(["trigger", "--function-id=orders::create"], {
+    env: { ENGINE_URL: engine.url },
+  });
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr.trim(), "Error: FORBIDDEN: customer is blocked");
+  assert.equal(r.stdout, "");
+  await worker.close();
+  await engine.stop();
+});
+
+Deno.test("engine trigger with bad arguments prints usage and exits 2", async () => {
+  const cases: [string[], RegExp][] = [
+    [["trigger"], /Missing --function-id/],
+    [
+      ["trigger", "--function-id=a::b", "--payload={oops"],
+      /--payload is not valid JSON: .*position 1/,
+    ],
+    [["trigger", "--function-id=a::b", "--bogus"], /Unknown option '--bogus'/],
+    [
+      ["trigger", "--function-id=a::b", "--timeout-ms=soon"],
+      /--timeout-ms must be a positive whole number/,
+    ],
+    [["frobnicate"], /unknown command "frobnicate"/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await runCli(args);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.match(r.stderr, message);
+    assert.match(r.stderr, /Usage:/);
+  }
+});
+
+Deno.test("engine trigger against no engine gives one line naming the URL and exit 1", async () => {
+  const listener = Deno.listen({ port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const url = `ws://127.0.0.1:${port}`;
+  const r = await runCli(["trigger", "--function-id=a::b"], { env: { ENGINE_URL: url } });
+  assert.equal(r.code, 1);
+  const lines = r.stderr.trim().split("\n");
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, new RegExp(`^Error: Cannot reach the engine at ${url}`));
+});
+
+Deno.test("an invalid config stops start-up with file, line and field, exit 1", async () => {
+  const cases: [string, RegExp][] = [
+    ["port: 0\nworkers: []\nbogus: 1\n", /engine-config\.yaml:3:1: bogus: /],
+    ["port: nope\n", /engine-config\.yaml:1:7: port: /],
+    [
+      "port: ${UNSET_PORT_FOR_TEST}\n",
+      /engine-config\.yaml:1:\d+: port: Environment variable "UNSET_PORT_FOR_TEST" is not set/,
+    ],
+    [
+      "workers:\n  - name: engine-http\n    config:\n      port: -5\n",
+      /engine-config\.yaml:4:\d+: workers\[0\]\.config\.port: /,
+    ],
+    ["workers: [\n", /engine-config\.yaml:\d+:\d+: /],
+  ];
+  for (const [text, message] of cases) {
+    const { file } = await tempConfig(text);
+    const r = await runCli(["--config", file]);
+    assert.equal(r.code, 1, text);
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split("\n").length, 1, `one line: ${r.stderr}`);
+  }
+  const missing = await runCli(["--config", "/nonexistent/engine-config.yaml"]);
+  assert.equal(missing.code, 1);
+  assert.match(
+    missing.stderr,
+    /No config file at "\/nonexistent\/engine-config\.yaml": create one with/,
+  );
+});
+
+Deno.test("engine refuses to listen beyond loopback without a token", async () => {
+  const { file } = await tempConfig("host: 0.0.0.0\nport: 0\nworkers: []\n");
+  const r = await runCli(["--config", file], { env: { ENGINE_TOKEN: "" } });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /host: refusing to accept workers on "0\.0\.0\.0" without a token/);
+});
+
+Deno.test("deno task engine resolves paths against the folder it was called from (INIT_CWD)", async () => {
+  const { dir } = await tempConfig(MINIMAL);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["task", "--config", `${ROOT}deno.json`, "engine", "--config", "engine-config.yaml"],
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("Engine listening on")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    out += value;
+  }
+  assert.match(out, new RegExp(`config ${dir}/engine-config\\.yaml`));
+  child.kill("SIGTERM");
+  await reader.cancel();
+  await child.stderr.cancel();
+  await child.status;
+});
+
+Deno.test("engine --help, --version and help for every command", async () => {
+  const version = await runCli(["--version"]);
+  assert.equal(version.code, 0);
+  assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+$/);
+  const help = await runCli(["--help"]);
+  assert.match(help.stdout, /Commands:/);
+  const triggerHelp = await runCli(["trigger", "--help"]);
+  assert.match(triggerHelp.stdout, /--function-id <id>/);
+});
