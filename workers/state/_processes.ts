@@ -32,9 +32,10 @@ export class JsonLineProcess {
   readonly #stderr: Promise<string>;
   #ended: Error | undefined;
 
-  constructor(script: URL, args: string[]) {
+  constructor(script: URL, args: string[], env: Record<string, string> = {}) {
     this.#child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-all", script.pathname, ...args],
+      env,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -148,6 +149,11 @@ export class SdkWorkerProcess {
   stop(): Promise<Deno.CommandStatus> {
     return this.process.close();
   }
+}
+
+/** The `iii_sdk_state.ts` fixture: a worker on the published `iii-sdk`, connected to `engineUrl`. */
+export function startIiiSdkWorker(engineUrl: string): JsonLineProcess {
+  return new JsonLineProcess(new URL("iii_sdk_state.ts", FIXTURES), [], { ENGINE_URL: engineUrl });
 }
 
 /**

@@ -12,7 +12,7 @@ import { type RunningEngine, startEngine } from "../../engine/engine.ts";
 import { registerWorker, type Worker } from "../../sdk/typescript/mod.ts";
 import { startRedisServer } from "./adapters/_redis_server.ts";
 import { SqliteStore } from "./adapters/sqlite.ts";
-import { SdkWorkerProcess, startEngineProcess } from "./_processes.ts";
+import { SdkWorkerProcess, startEngineProcess, startIiiSdkWorker } from "./_processes.ts";
 import { stateWorker } from "./mod.ts";
 
 interface Harness {
@@ -175,6 +175,79 @@ Deno.test("a state trigger fires its worker function after each change it matche
       old_value: 2,
       new_value: null,
     });
+  });
+});
+
+Deno.test("a state trigger's condition function decides which events reach the handler", async () => {
+  await withEngine(async ({ worker }) => {
+    const id = await worker.registerStateTrigger("e2e::on_change", {
+      scope: "n",
+      condition_function_id: "e2e::is_even",
+    });
+    assert.equal((await triggerStatus(worker, id))?.status, "active");
+    for (const value of [1, 2, 3, 4]) {
+      await worker.call("state::set", { scope: "n", key: "k", value });
+    }
+    assert.deepEqual(await worker.nextEvent(), {
+      type: "state",
+      event_type: "state:updated",
+      scope: "n",
+      key: "k",
+      old_value: 1,
+      new_value: 2,
+    });
+    assert.equal((await worker.nextEvent() as { new_value: number }).new_value, 4);
+  });
+});
+
+Deno.test("the published iii-sdk uses the state worker unchanged", async () => {
+  await withEngine(async ({ engine }) => {
+    const iii = startIiiSdkWorker(engine.url);
+    try {
+      const steps: Record<string, unknown> = {};
+      for (;;) {
+        const message = await iii.waitFor((m) => "step" in m || m.done === true);
+        if (message.done === true) break;
+        steps[message.step as string] = "error" in message
+          ? { error: message.error }
+          : message.result;
+      }
+      assert.deepEqual(steps, {
+        set: { old_value: null, new_value: { name: "Ada" } },
+        get: { name: "Ada" },
+        get_missing: null,
+        update: {
+          old_value: { name: "Ada" },
+          new_value: { name: "Ada", visits: 1 },
+          errors: [{
+            op_index: 1,
+            code: "set.path.proto_polluted",
+            message: 'Path segment "__proto__" is not allowed: it could pollute prototypes',
+          }],
+        },
+        list: [{ name: "Ada", visits: 1 }],
+        delete: { name: "Ada", visits: 1 },
+        list_groups: { groups: [] },
+        bad: {
+          error: {
+            code: "INVALID_ARGUMENT",
+            // iii-sdk's InvocationError puts the code in front of the engine's message.
+            message:
+              'INVALID_ARGUMENT: Invalid input for state::set: "key" must be a non-empty string: it is missing',
+          },
+        },
+        event: {
+          type: "state",
+          event_type: "state:created",
+          scope: "iii",
+          key: "u1",
+          old_value: null,
+          new_value: { name: "Ada" },
+        },
+      });
+    } finally {
+      await iii.close();
+    }
   });
 });
 
