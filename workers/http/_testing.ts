@@ -122,13 +122,13 @@ export async function errorOf(
   return body.error;
 }
 
-/** Resolves once `condition()` holds, checking after each macrotask (bounded). */
+/** Resolves once `condition()` holds, checking after each macrotask, for at most 10 s. */
 export async function until(condition: () => boolean, what = "condition"): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    if (condition()) return;
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
-  throw new Error(`Gave up waiting for ${what}`);
 }
 
 /** A promise and the function that resolves it. */

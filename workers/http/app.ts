@@ -59,11 +59,8 @@ export function createApp(options: AppOptions): Hono {
       );
     }
     const scope: RequestScope = {
-      signal: AbortSignal.any([
-        AbortSignal.timeout(options.defaultTimeout),
-        options.stopping,
-        request.signal,
-      ]),
+      // Not `request.signal`: Deno.serve aborts it after every reply, with a warning.
+      signal: AbortSignal.any([AbortSignal.timeout(options.defaultTimeout), options.stopping]),
       expiresAt,
       stopping: options.stopping,
       traceparent: traceparentFor(request.headers.get("traceparent")),

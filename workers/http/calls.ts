@@ -17,7 +17,7 @@ export interface Invoker {
 
 /** The part of a request every call shares: its time budget and its trace. */
 export interface RequestScope {
-  /** Aborts on `default_timeout` (reason `TimeoutError`), on shutdown, or when the client leaves. */
+  /** Aborts on `default_timeout` (reason `TimeoutError`) or when the worker stops. */
   signal: AbortSignal;
   /** `performance.now()` at which `default_timeout` runs out. */
   expiresAt: number;
