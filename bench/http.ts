@@ -1,0 +1,158 @@
+/**
+ * HTTP benchmark with wrk: a plain Deno.serve JSON echo against the same
+ * POST through engine-http to a handler in a separate worker process.
+ */
+import { spawn } from "./procs.ts";
+import { fmtMs, fmtRate, ratio } from "./stats.ts";
+
+interface Wrk {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+function toMs(v: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
+}
+
+async function wrk(
+  url: string,
+  connections: number,
+  seconds: number,
+  script: string,
+): Promise<Wrk> {
+  const out = await new Deno.Command("wrk", {
+    args: [
+      "-t",
+      String(Math.min(2, connections)),
+      "-c",
+      String(connections),
+      "-d",
+      `${seconds}s`,
+      "--latency",
+      "-s",
+      script,
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (out.code !== 0) throw new Error(`wrk failed: ${new TextDecoder().decode(out.stderr)}`);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text);
+  if (non2xx) throw new Error(`wrk saw ${non2xx[1]} error responses from ${url}:\n${text}`);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]),
+    p50: toMs(/\s50%\s+(\S+)/.exec(text)?.[1] ?? ""),
+    p99: toMs(/\s99%\s+(\S+)/.exec(text)?.[1] ?? ""),
+  };
+}
+
+async function waitForRoute(url: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const r = await fetch(url, {
+      method: "POST",
+      body: '{"data":"x"}',
+      headers: { "content-type": "application/json" },
+    });
+    await r.body?.cancel();
+    if (r.status === 200) return;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`Route ${url} never answered 200`);
+}
+
+export async function httpSection(
+  { smoke, startEngine }: {
+    smoke: boolean;
+    startEngine: (
+      extra: string,
+    ) => Promise<{ engine: ReturnType<typeof spawn>; url: string; dir: string }>;
+  },
+): Promise<{ markdown: string; checks: string[] }> {
+  const secs = smoke ? 1 : 8;
+  const script = await Deno.makeTempFile({ suffix: ".lua" });
+  await Deno.writeTextFile(
+    script,
+    `wrk.method = "POST"\nwrk.body = '{"data":"${
+      "x".repeat(89)
+    }"}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+  );
+  const plain = spawn(["run", "--allow-all", "bench/plain_http.ts"]);
+  const plainUrl = `http://127.0.0.1:${(await plain.waitFor(/port=(\d+)/))[1]}/bench/echo`;
+  const { engine, url } = await startEngine(
+    "  - name: engine-http\n    config:\n      port: 0\n      host: 127.0.0.1\n",
+  );
+  const httpPort = (await engine.waitFor(/Started worker engine-http .*"port":(\d+)/))[1];
+  const engineUrl = `http://127.0.0.1:${httpPort}/bench/echo`;
+  const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], {
+    ENGINE_URL: url,
+    BENCH_ROUTES: "1",
+  });
+  let extra: ReturnType<typeof spawn> | undefined;
+  try {
+    await worker.waitFor(/^ready$/);
+    await waitForRoute(engineUrl);
+    await waitForRoute(plainUrl);
+    const p64 = await wrk(plainUrl, 64, secs, script);
+    const e64 = await wrk(engineUrl, 64, secs, script);
+    const p1 = await wrk(plainUrl, 1, secs, script);
+    const e1 = await wrk(engineUrl, 1, secs, script);
+    const levels = [8, 32, 128];
+    const byLevel = [];
+    for (const c of levels) {
+      byLevel.push(
+        [c, await wrk(plainUrl, c, secs, script), await wrk(engineUrl, c, secs, script)] as const,
+      );
+    }
+    extra = spawn(["run", "--allow-all", "bench/echo_worker.ts"], {
+      ENGINE_URL: url,
+      BENCH_ROUTES: "1000",
+      BENCH_ROUTE_OFFSET: "1",
+    });
+    await extra.waitFor(/^ready$/);
+    await waitForRoute(`http://127.0.0.1:${httpPort}/bench/r1000/x`);
+    const e1k = await wrk(engineUrl, 1, secs, script);
+    const markdown = "## HTTP: POST of 100 B JSON, echoed\n\n" +
+      "Baseline: a plain `Deno.serve` handler echoing the JSON. Engine: `engine-http` → handler in a worker process → back. Load: `wrk`.\n\n" +
+      "| measure | plain Deno.serve | through engine-http | ratio |\n|---|---|---|---|\n" +
+      `| 64 connections, requests/s | ${fmtRate(p64.rps)} | ${fmtRate(e64.rps)} | ${
+        ratio(e64.rps, p64.rps)
+      } |\n` +
+      `| 1 connection, p50 | ${fmtMs(p1.p50)} | ${fmtMs(e1.p50)} | ${ratio(e1.p50, p1.p50)} |\n` +
+      `| 1 connection, p99 | ${fmtMs(p1.p99)} | ${fmtMs(e1.p99)} | ${ratio(e1.p99, p1.p99)} |\n` +
+      byLevel.map(([c, p, e]) =>
+        `| ${c} connections, p50 / p99 | ${fmtMs(p.p50)} / ${fmtMs(p.p99)} | ${fmtMs(e.p50)} / ${
+          fmtMs(e.p99)
+        } | ${ratio(e.p50, p.p50)} |`
+      ).join("\n") +
+      `\n| 1 connection p50 with 1,000 routes | | ${fmtMs(e1k.p50)} | ${
+        ratio(e1k.p50, e1.p50)
+      } of one route |\n`;
+    const checks = [
+      `| HTTP 64 connections ≥ 0.4× plain | ${ratio(e64.rps, p64.rps)} | ${
+        e64.rps >= 0.4 * p64.rps ? "met" : "**missed**"
+      } |`,
+      `| HTTP 1 connection p50 ≤ 2.5× plain | ${ratio(e1.p50, p1.p50)} | ${
+        e1.p50 <= 2.5 * p1.p50 ? "met" : "**missed**"
+      } |`,
+      `| HTTP 1,000 routes ≤ 1.1× one route | ${ratio(e1k.p50, e1.p50)} | ${
+        e1k.p50 <= 1.1 * e1.p50 ? "met" : "**missed**"
+      } |`,
+      `| no latency floor at 8/32/128 (p50 < 10 ms) | ${
+        byLevel.map(([c, , e]) => `${c}: ${fmtMs(e.p50)}`).join(", ")
+      } | ${byLevel.every(([, , e]) => e.p50 < 10) ? "met" : "**missed**"} |`,
+    ];
+    return { markdown, checks };
+  } finally {
+    await extra?.stop();
+    await worker.stop();
+    await engine.stop();
+    await plain.stop();
+    await Deno.remove(script);
+  }
+}

@@ -1,0 +1,92 @@
+/** Child processes of a benchmark run: start, wait for a line, stop. */
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+export interface Proc {
+  child: Deno.ChildProcess;
+  lines: string[];
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  stop(): Promise<void>;
+}
+
+export function spawn(args: string[], env: Record<string, string> = {}): Proc {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines: string[] = [];
+  const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    let buf = "";
+    for await (const chunk of s.pipeThrough(new TextDecoderStream())) {
+      buf += chunk;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (lines.length < 10_000) lines.push(line);
+        for (const w of [...waiters]) {
+          const m = w.re.exec(line);
+          if (m) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(m);
+          }
+        }
+      }
+    }
+  };
+  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  return {
+    child,
+    lines,
+    waitFor(re, timeoutMs = 30_000) {
+      for (const l of lines) {
+        const m = re.exec(l);
+        if (m) return Promise.resolve(m);
+      }
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(
+          () => reject(new Error(`No line matching ${re}:\n${lines.slice(-20).join("\n")}`)),
+          timeoutMs,
+        );
+        waiters.push({ re, resolve: (m) => (clearTimeout(t), resolve(m)) });
+      });
+    },
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      await child.status;
+      await pumps;
+    },
+  };
+}
+
+/** Runs a process to completion and returns its stdout (throws on failure). */
+export async function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<string> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (out.code !== 0) {
+    throw new Error(
+      `${cmd} ${args.join(" ")} failed (${out.code}):\n${
+        new TextDecoder().decode(out.stderr)
+      }\n${text}`,
+    );
+  }
+  return text;
+}

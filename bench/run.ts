@@ -1,0 +1,178 @@
+/**
+ * `deno task bench [--smoke] [--out FILE] [--only core,state,http]`: measures
+ * the engine against baselines taken in the same run and writes the table to
+ * BENCHMARKS.md (or FILE). Every figure is measured between separate
+ * processes on loopback; ratios, not absolute numbers, carry the targets.
+ */
+import { parseArgs } from "node:util";
+import { run, spawn } from "./procs.ts";
+import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
+import { httpSection } from "./http.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    smoke: { type: "boolean", default: false },
+    out: { type: "string" },
+    only: { type: "string" },
+  },
+});
+const smoke = values.smoke!;
+const only = new Set((values.only ?? "core,state,http").split(","));
+const out = values.out ?? "BENCHMARKS.md";
+const clientEnv = smoke
+  ? { BENCH_SEQ: "200", BENCH_SECONDS: "1", BENCH_SIZES: "100,16384,1048576" }
+  : { BENCH_SEQ: "3000", BENCH_SECONDS: "10" };
+
+interface ClientResult {
+  seq: LatencySummary;
+  conc?: { calls: number; perSecond: number };
+  sweep: Record<string, LatencySummary>;
+}
+
+async function client(args: string[], env: Record<string, string> = {}): Promise<ClientResult> {
+  const text = await run(Deno.execPath(), ["run", "--allow-all", "bench/load_client.ts", ...args], {
+    ...clientEnv,
+    ...env,
+  });
+  return JSON.parse(text.trim().split("\n").pop()!);
+}
+
+export async function startEngine(extraConfig = "") {
+  const dir = await Deno.makeTempDir({ prefix: "engine-bench-" });
+  const config = `${dir}/engine-config.yaml`;
+  await Deno.writeTextFile(
+    config,
+    `host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\nworkers:\n  - name: engine-state\n    config:\n      adapter: sqlite\n      path: ${dir}/state.db\n${extraConfig}`,
+  );
+  const engine = spawn(["run", "--allow-all", "main.ts", "--config", config]);
+  const url = (await engine.waitFor(/Engine listening on (ws:\/\/\S+)/))[1]!;
+  return { engine, url, dir };
+}
+
+const sections: string[] = [];
+const checks: string[] = [];
+const check = (name: string, ok: boolean, detail: string) =>
+  checks.push(`| ${name} | ${detail} | ${ok ? "met" : "**missed**"} |`);
+
+if (only.has("core") || only.has("state")) {
+  const echo = spawn(["run", "--allow-all", "bench/echo_server.ts"]);
+  const echoPort = (await echo.waitFor(/port=(\d+)/))[1];
+  const { engine, url } = await startEngine();
+  const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: url });
+  await worker.waitFor(/^ready$/);
+  try {
+    const base = await client(["echo", `ws://127.0.0.1:${echoPort}`]);
+    const routed = await client(["engine", url, "bench::echo"]);
+    if (only.has("core")) {
+      const rows = [
+        `| sequential 100 B p50 | ${fmtMs(base.seq.p50)} | ${fmtMs(routed.seq.p50)} | ${
+          ratio(routed.seq.p50, base.seq.p50)
+        } |`,
+        `| sequential 100 B p99 | ${fmtMs(base.seq.p99)} | ${fmtMs(routed.seq.p99)} | ${
+          ratio(routed.seq.p99, base.seq.p99)
+        } |`,
+        `| 64 in flight, calls/s | ${fmtRate(base.conc!.perSecond)} | ${
+          fmtRate(routed.conc!.perSecond)
+        } | ${ratio(routed.conc!.perSecond, base.conc!.perSecond)} |`,
+      ];
+      const sweepRows = Object.keys(routed.sweep).map((size) => {
+        const e = base.sweep[size]!;
+        const r = routed.sweep[size]!;
+        return `| ${Number(size).toLocaleString("en-US")} B | ${fmtMs(e.p50)} / ${fmtMs(e.p99)} | ${
+          fmtMs(r.p50)
+        } / ${fmtMs(r.p99)} |`;
+      });
+      sections.push(
+        "## A routed call (worker process → engine → worker process → back)\n\n" +
+          "Baseline: a direct WebSocket echo between two processes, same client code, same run.\n\n" +
+          "| measure | direct echo | through the engine | ratio |\n|---|---|---|---|\n" +
+          rows.join("\n") +
+          "\n\n### Payload sweep (p50 / p99)\n\n| payload | direct echo | through the engine |\n|---|---|---|\n" +
+          sweepRows.join("\n"),
+      );
+      check(
+        "routed p50 ≤ 2.0× echo",
+        routed.seq.p50 <= 2 * base.seq.p50,
+        ratio(routed.seq.p50, base.seq.p50),
+      );
+      check(
+        "64 in flight ≥ 0.35× echo",
+        routed.conc!.perSecond >= 0.35 * base.conc!.perSecond,
+        ratio(routed.conc!.perSecond, base.conc!.perSecond),
+      );
+      const worst = Object.entries(routed.sweep).filter(([s]) => Number(s) < 1048576).map(([, v]) =>
+        v.p99
+      );
+      check(
+        "no p99 above 10 ms below 1 MB",
+        worst.every((p) => p <= 10),
+        fmtMs(Math.max(...worst)),
+      );
+    }
+    if (only.has("state")) {
+      const set = await client(["engine", url, "state::set"], { BENCH_PAYLOAD: "state-set" });
+      const get = await client(["engine", url, "state::get"], { BENCH_PAYLOAD: "state-get" });
+      sections.push(
+        "## State worker (SQLite) through the engine\n\nBaseline: the routed echo call above, same run.\n\n" +
+          "| call | sequential p50 | p99 | 64 in flight | vs echo call |\n|---|---|---|---|---|\n" +
+          [["bench::echo (baseline)", routed], ["state::set", set], ["state::get", get]].map(
+            ([name, r]) => {
+              const x = r as ClientResult;
+              return `| ${name} | ${fmtMs(x.seq.p50)} | ${fmtMs(x.seq.p99)} | ${
+                fmtRate(x.conc!.perSecond)
+              } | ${ratio(x.conc!.perSecond, routed.conc!.perSecond)} |`;
+            },
+          ).join("\n"),
+      );
+      check(
+        "state::set at 64 in flight ≥ 0.7× echo call",
+        set.conc!.perSecond >= 0.7 * routed.conc!.perSecond,
+        ratio(set.conc!.perSecond, routed.conc!.perSecond),
+      );
+      check(
+        "state::get at 64 in flight ≥ 0.7× echo call",
+        get.conc!.perSecond >= 0.7 * routed.conc!.perSecond,
+        ratio(get.conc!.perSecond, routed.conc!.perSecond),
+      );
+    }
+  } finally {
+    await worker.stop();
+    await engine.stop();
+    await echo.stop();
+  }
+}
+
+if (only.has("http")) {
+  const h = await httpSection({ smoke, startEngine });
+  sections.push(h.markdown);
+  checks.push(...h.checks);
+}
+
+const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ??
+  "unknown CPU";
+const machine =
+  `${cpu}, ${navigator.hardwareConcurrency} cores, ${
+    (Deno.systemMemoryInfo().total / 2 ** 30).toFixed(0)
+  } GiB; ` +
+  `Deno ${Deno.version.deno}, ${Deno.build.os}`;
+const doc = `# Benchmarks
+
+Produced by \`deno task bench${smoke ? " --smoke" : ""}\` on ${
+  new Date().toISOString().slice(0, 10)
+}.
+Machine: ${machine}. Every process talks over loopback; baselines are measured in the same run, so
+ratios carry the meaning (these machines are noisy). ${
+  smoke ? "**Smoke run: short durations, figures are indicative only.**" : ""
+}
+
+## Targets
+
+| target | measured | |
+|---|---|---|
+${checks.join("\n")}
+
+${sections.join("\n\n")}
+`;
+await Deno.writeTextFile(out, doc);
+console.log(doc);
