@@ -19,7 +19,7 @@ export function parseFrame(text: string): ParseOutcome {
   if (text.trim() === "") {
     return { ok: false, code: ErrorCode.InvalidFrame, message: "", skip: true };
   }
-  if (tooDeep(text)) {
+  if (text.length > MAX_DEPTH && tooDeep(text)) {
     return {
       ok: false,
       code: ErrorCode.InvalidFrame,
