@@ -115,6 +115,10 @@ export class Engine {
     if (!conn) return;
     conn.metadata = { ...conn.metadata, ...metadata };
     if (typeof metadata.name === "string" && metadata.name !== "") conn.name = metadata.name;
+    const runtime = typeof metadata.runtime === "string"
+      ? ` (${metadata.runtime}${metadata.pid ? `, pid ${metadata.pid}` : ""})`
+      : "";
+    this.log.debug(`Worker "${conn.name}" registered${runtime}`, { worker_id: workerId });
     this.#emit({ type: "worker_updated", workerId });
   }
 
@@ -132,7 +136,13 @@ export class Engine {
     }
     for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
     for (const type of this.triggers.typesOf(workerId)) this.triggers.removeType(type.id, workerId);
-    if (removed.length > 0) this.#emit({ type: "functions_changed", added: [], removed });
+    if (removed.length > 0) {
+      this.log.info(`Worker "${conn.name}" ${reason}: removed ${removed.length} function(s)`, {
+        worker_id: workerId,
+        functions: removed,
+      });
+      this.#emit({ type: "functions_changed", added: [], removed });
+    }
     this.#emit({ type: "triggers_changed" });
     this.#emit({ type: "worker_disconnected", workerId });
   }
@@ -156,6 +166,9 @@ export class Engine {
   registerFunction(conn: WorkerConn, id: string, info: FunctionInfo = {}): void {
     if (!this.workers.has(conn.id)) return;
     const isNew = this.functions.add(id, conn.id, info);
+    if (isNew && conn.kind === "websocket") {
+      this.log.info(`Function ${id} registered by "${conn.name}"`);
+    }
     this.#emit({ type: "functions_changed", added: isNew ? [id] : [], removed: [] });
   }
 
