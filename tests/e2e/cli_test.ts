@@ -125,12 +125,21 @@ Deno.test("engine refuses to listen beyond loopback without a token", async () =
   assert.match(r.stderr, /host: refusing to accept workers on "0\.0\.0\.0" without a token/);
 });
 
+function withoutInitCwd(): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  delete env.ENGINE_CALLER_DIR;
+  return env;
+}
+
 Deno.test("deno task engine resolves paths against the folder it was called from (INIT_CWD)", async () => {
   const { dir } = await tempConfig(MINIMAL);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "--config", `${ROOT}deno.json`, "engine", "--config", "engine-config.yaml"],
     cwd: dir,
-    env: { NO_COLOR: "1" },
+    // As from a fresh shell: an outer `deno task` (the test runner's) would set INIT_CWD.
+    clearEnv: true,
+    env: { ...withoutInitCwd(), NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
