@@ -73,6 +73,32 @@ export interface CallOptions {
   metadata?: unknown;
   /** Aborting it fails the call with `invocation_stopped`. */
   signal?: AbortSignal;
+  /** `false`: the call is not recorded as a span. */
+  trace?: boolean;
+}
+
+/** A trigger a built-in worker binds one of its functions to. */
+export interface TriggerRequest {
+  type: string;
+  function_id: string;
+  config: unknown;
+  metadata?: unknown;
+}
+
+/** A span a built-in worker records itself (e.g. `engine-http`'s request span). */
+export interface SpanRecord {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  /** `http` for a request, … */
+  kind: string;
+  name: string;
+  /** Milliseconds since the epoch. */
+  start: number;
+  durationMs: number;
+  status: "ok" | "error";
+  error?: ErrorBody;
+  attributes?: Record<string, unknown>;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -116,6 +142,10 @@ export interface EngineApi {
   callVoid(functionId: string, payload: unknown, options?: CallOptions): void;
   /** Whether some live worker has registered `functionId` right now. */
   hasFunction(functionId: string): boolean;
+  /** Binds one of this worker's functions to a trigger; returns its unregister. */
+  registerTrigger(trigger: TriggerRequest): () => void;
+  /** Adds a span to the engine's trace store, tagged with this worker's name. */
+  recordSpan(span: SpanRecord): void;
   /** This worker's logger (entries tagged with the worker's name). */
   log: Logger;
   /** The folder relative paths in this worker's config resolve against. */

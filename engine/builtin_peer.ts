@@ -129,6 +129,7 @@ export class BuiltinPeer implements Peer {
           ...(options.traceparent ? { traceparent: options.traceparent } : {}),
           ...(options.baggage ? { baggage: options.baggage } : {}),
           ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
+          ...(options.trace === false ? { trace: false } : {}),
         }, (o) => {
           if (onAbort) options.signal?.removeEventListener("abort", onAbort);
           if (o.ok) resolve(o.result);
@@ -170,6 +171,18 @@ export class BuiltinPeer implements Peer {
         );
       },
       hasFunction: (id) => engine.functions.has(id),
+      registerTrigger: (t) => {
+        const id = crypto.randomUUID();
+        engine.registerTrigger(this.#conn, {
+          id,
+          type: t.type,
+          functionId: t.function_id,
+          config: t.config,
+          ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+        });
+        return () => engine.unregisterTrigger(this.#conn, id);
+      },
+      recordSpan: (span) => engine.traces.record({ ...span, worker: this.#conn.name }),
       log,
       baseDir,
     };

@@ -37,6 +37,8 @@ export interface CallRequest {
   traceparent?: string;
   baggage?: string;
   metadata?: unknown;
+  /** `false`: the call is not recorded as a span (the engine's own event deliveries). */
+  trace?: boolean;
 }
 
 export type EngineEvent =
@@ -204,6 +206,7 @@ export class Engine {
       traceId,
       spanId,
       parentSpanId: parent?.spanId,
+      traced: this.#traced(req, target, parent !== undefined),
       settle,
       timer: setTimeout(
         () => this.cancel(id, invocationTimeout(req.functionId, timeoutMs)),
@@ -238,8 +241,29 @@ export class Engine {
     if (inv) this.#finish(inv, { ok: false, error });
   }
 
+  /**
+   * Not every call is a span: not the log calls and listeners marked
+   * `internal`, nor calls without a trace context to built-in workers (the
+   * CLI's and the console's reads), as in the reference.
+   */
+  #traced(req: CallRequest, target: WorkerConn, hasParent: boolean): boolean {
+    if (req.trace === false) return false;
+    const info = this.functions.replicas(req.functionId).find((r) => r.owner === target.id)?.info;
+    if (info?.metadata?.internal === true) return false;
+    return hasParent || target.kind !== "builtin";
+  }
+
   #finish(inv: Invocation, outcome: Outcome): void {
     const target = this.workers.get(inv.target);
+    if (inv.traced) this.#record(inv, target, outcome);
+    try {
+      inv.settle(outcome);
+    } catch (e) {
+      this.log.error(`Delivering the outcome of ${inv.functionId} failed`, { error: String(e) });
+    }
+  }
+
+  #record(inv: Invocation, target: WorkerConn | undefined, outcome: Outcome): void {
     this.traces.record({
       traceId: inv.traceId,
       spanId: inv.spanId,
@@ -253,11 +277,6 @@ export class Engine {
       status: outcome.ok ? "ok" : "error",
       ...(outcome.ok ? {} : { error: outcome.error }),
     });
-    try {
-      inv.settle(outcome);
-    } catch (e) {
-      this.log.error(`Delivering the outcome of ${inv.functionId} failed`, { error: String(e) });
-    }
   }
 
   // ---- trigger types and triggers ----------------------------------------

@@ -15,6 +15,7 @@ import type { BuiltinWorker, EngineApi, LogEntry, RunningWorker } from "./api.ts
 import { Engine } from "./core.ts";
 import { BuiltinPeer } from "./builtin_peer.ts";
 import { registerBuiltins } from "./builtins.ts";
+import { registerEventsTrigger } from "./events.ts";
 import { LogStore } from "./observability/logs.ts";
 import { TraceStore } from "./observability/traces.ts";
 import { ingestTelemetry } from "./observability/otlp.ts";
@@ -37,6 +38,8 @@ export interface StartOptions {
   token?: string;
   logCapacity?: number;
   traceCapacity?: number;
+  /** Keys redacted in logs and spans besides `authorization`, `cookie`, `x-api-key`, … */
+  redact?: readonly string[];
   /** Where readable log lines go; default none (tests), the CLI passes stderr. */
   logSink?: (entry: LogEntry) => void;
   /** How long shutdown waits for calls in flight before failing them. */
@@ -71,8 +74,11 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
   const logs = new LogStore({
     capacity: options.logCapacity ?? 10_000,
     ...(sink ? { sink } : {}),
+    ...(options.redact ? { redact: options.redact } : {}),
   });
-  const traces = new TraceStore(options.traceCapacity ?? 10_000);
+  const traces = new TraceStore(options.traceCapacity ?? 10_000, {
+    ...(options.redact ? { redact: options.redact } : {}),
+  });
   const log = logs.logger({ source: "engine" });
   const engine = new Engine({
     log,
@@ -104,6 +110,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     startedAt: Date.now(),
     workerStatus: (name) => attached.get(name)?.running?.describe?.(),
   });
+  const stopEvents = registerEventsTrigger(core.api, { engine, logs, traces });
 
   const server: EngineServer = await serveEngine({
     engine,
@@ -157,6 +164,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     builtinNames: () => [...attached.keys()].filter((n) => n !== "engine"),
     describeBuiltin: (name) => attached.get(name)?.running?.describe?.(),
     async stop() {
+      stopEvents();
       for (const name of running.builtinNames().reverse()) {
         await running.stopBuiltin(name).catch((e) =>
           log.error(`Stopping built-in worker "${name}" failed`, { error: String(e) })

@@ -23,6 +23,8 @@ export interface Invocation {
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
+  /** Whether the call is recorded as a span when it ends. */
+  traced: boolean;
   settle: (outcome: Outcome) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
 }

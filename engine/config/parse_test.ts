@@ -183,7 +183,7 @@ Deno.test("parseConfig() fills every default", async (t) => {
         workers: [],
         console: { host: "127.0.0.1", port: 3113, enabled: true },
         rest_api: { middleware: [] },
-        logs: { max_entries: 10_000 },
+        logs: { max_entries: 10_000, redact: [] },
         traces: { max_spans: 10_000 },
       });
     });

@@ -87,7 +87,11 @@ export const EngineConfig = z.strictObject({
   }),
   console: ConsoleConfig.prefault({}),
   rest_api: z.strictObject({ middleware: z.array(MiddlewareEntry).default([]) }).prefault({}),
-  logs: z.strictObject({ max_entries: z.number().int().positive().default(10_000) }).prefault({}),
+  logs: z.strictObject({
+    max_entries: z.number().int().positive().default(10_000),
+    /** Keys whose values are redacted in logs and spans, besides `authorization`, `cookie`, … */
+    redact: z.array(z.string().min(1)).default([]),
+  }).prefault({}),
   traces: z.strictObject({ max_spans: z.number().int().positive().default(10_000) }).prefault({}),
 });
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { LogEntry, Logger, LogLevel } from "../api.ts";
+import { redactor } from "./redact.ts";
 import { Ring } from "./ring.ts";
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -23,16 +24,28 @@ export class LogStore {
   readonly ring: Ring<LogEntry>;
   #sink: ((entry: LogEntry) => void) | undefined;
   #minSinkLevel: number;
+  #redact: (value: unknown) => unknown;
 
   constructor(
-    options: { capacity?: number; sink?: (entry: LogEntry) => void; sinkLevel?: LogLevel } = {},
+    options: {
+      capacity?: number;
+      sink?: (entry: LogEntry) => void;
+      sinkLevel?: LogLevel;
+      /** Keys redacted in `data` besides the usual secrets (see `redact.ts`). */
+      redact?: readonly string[];
+    } = {},
   ) {
     this.ring = new Ring(options.capacity ?? 10_000);
+    this.#redact = redactor(options.redact);
     this.#sink = options.sink;
     this.#minSinkLevel = LEVELS[options.sinkLevel ?? "info"];
   }
 
   write(entry: LogEntry): void {
+    if (entry.data !== undefined) {
+      const data = this.#redact(entry.data);
+      if (data !== entry.data) entry = { ...entry, data };
+    }
     this.ring.push(entry);
     if (this.#sink && LEVELS[entry.level] >= this.#minSinkLevel) this.#sink(entry);
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ErrorBody } from "../api.ts";
+import { redactor } from "./redact.ts";
 import { Ring } from "./ring.ts";
 
 export interface Span {
@@ -35,12 +36,19 @@ export interface TraceSummary {
 
 export class TraceStore {
   readonly ring: Ring<Span>;
+  #redact: (value: unknown) => unknown;
 
-  constructor(capacity = 10_000) {
+  /** `options.redact`: keys redacted in attributes besides the usual secrets. */
+  constructor(capacity = 10_000, options: { redact?: readonly string[] } = {}) {
     this.ring = new Ring(capacity);
+    this.#redact = redactor(options.redact);
   }
 
   record(span: Span): void {
+    if (span.attributes !== undefined) {
+      const attributes = this.#redact(span.attributes) as Record<string, unknown>;
+      if (attributes !== span.attributes) span = { ...span, attributes };
+    }
     this.ring.push(span);
   }
 

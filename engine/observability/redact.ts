@@ -1,0 +1,72 @@
+/**
+ * Secrets never enter the log or trace stores: values under keys such as
+ * `authorization`, `cookie` or `x-api-key` (and configured names) are
+ * replaced by `"[redacted]"` where entries are written, so nothing that
+ * reads the stores (the console, `engine logs`, `engine::logs::list`) can
+ * show them.
+ *
+ * @module
+ */
+
+/** What a secret's value is replaced by. */
+export const REDACTED = "[redacted]";
+
+/** Keys whose values are always redacted, compared without regard to case. */
+export const SECRET_KEYS: readonly string[] = [
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+];
+
+const MAX_DEPTH = 32;
+
+/**
+ * A function that returns `value` with every value under a secret key
+ * replaced. Objects and arrays are copied only where something changed, so
+ * the common case allocates nothing.
+ *
+ * @example
+ * ```ts
+ * const redact = redactor(["x-session"]);
+ * redact({ headers: { Authorization: "Bearer t", "x-session": "s", accept: "*" } });
+ * // { headers: { Authorization: "[redacted]", "x-session": "[redacted]", accept: "*" } }
+ * ```
+ */
+export function redactor(extra: readonly string[] = []): (value: unknown) => unknown {
+  const keys = new Set([...SECRET_KEYS, ...extra].map((k) => k.toLowerCase()));
+  // `Authorization`, and OpenTelemetry's `http.request.header.authorization`.
+  const secret = (key: string) => {
+    const lower = key.toLowerCase();
+    return keys.has(lower) || keys.has(lower.slice(lower.lastIndexOf(".") + 1));
+  };
+  const walk = (value: unknown, depth: number): unknown => {
+    if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
+    if (Array.isArray(value)) {
+      // A header pair: ["authorization", "Bearer …"].
+      if (value.length === 2 && typeof value[0] === "string" && secret(value[0])) {
+        return value[1] === REDACTED ? value : [value[0], REDACTED];
+      }
+      let copy: unknown[] | undefined;
+      value.forEach((item, i) => {
+        const next = walk(item, depth + 1);
+        if (next !== item) (copy ??= [...value])[i] = next;
+      });
+      return copy ?? value;
+    }
+    if (!isPlainObject(value)) return value;
+    let copy: Record<string, unknown> | undefined;
+    for (const [key, item] of Object.entries(value)) {
+      const next = secret(key) ? REDACTED : walk(item, depth + 1);
+      if (next !== item) (copy ??= { ...value })[key] = next;
+    }
+    return copy ?? value;
+  };
+  return (value) => walk(value, 0);
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

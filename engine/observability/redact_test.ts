@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { REDACTED, redactor } from "./redact.ts";
+import { LogStore } from "./logs.ts";
+import { TraceStore } from "./traces.ts";
+
+Deno.test("redactor() replaces values under secret keys, at any depth and in any case", () => {
+  const redact = redactor(["x-session"]);
+  const cases: [unknown, unknown][] = [
+    [{ authorization: "Bearer t" }, { authorization: REDACTED }],
+    [{ headers: { Cookie: "a=b", accept: "*/*" } }, {
+      headers: { Cookie: REDACTED, accept: "*/*" },
+    }],
+    [{ list: [{ "X-API-Key": "k" }, 3] }, { list: [{ "X-API-Key": REDACTED }, 3] }],
+    [{ "x-session": { nested: true } }, { "x-session": REDACTED }],
+    [{ "http.request.header.authorization": "t" }, {
+      "http.request.header.authorization": REDACTED,
+    }],
+    [[["authorization", "Bearer t"], ["accept", "*/*"]], [["authorization", REDACTED], [
+      "accept",
+      "*/*",
+    ]]],
+    ["authorization", "authorization"],
+    [null, null],
+    [42, 42],
+  ];
+  for (const [input, expected] of cases) {
+    assert.deepEqual(redact(input), expected, JSON.stringify(input));
+  }
+});
+
+Deno.test("redactor() returns the same object when nothing is secret, and never mutates", () => {
+  const redact = redactor();
+  const clean = { a: { b: [1, { c: "d" }] } };
+  assert.equal(redact(clean), clean);
+  const dirty = { a: { authorization: "t" }, b: { c: 1 } };
+  const out = redact(dirty) as typeof dirty;
+  assert.equal(dirty.a.authorization, "t");
+  assert.equal(out.b, dirty.b, "untouched branches are shared");
+});
+
+Deno.test("LogStore.write() redacts data before storing and before the sink sees it", () => {
+  const printed: unknown[] = [];
+  const logs = new LogStore({ redact: ["x-tenant-secret"], sink: (e) => printed.push(e.data) });
+  logs.write({
+    time: 1,
+    level: "warn",
+    message: "Rejected",
+    source: "engine-http",
+    data: { headers: { authorization: "Bearer s3cret", "x-tenant-secret": "t" } },
+  });
+  const expected = { headers: { authorization: REDACTED, "x-tenant-secret": REDACTED } };
+  assert.deepEqual(logs.query()[0]!.data, expected);
+  assert.deepEqual(printed, [expected]);
+  assert.ok(!JSON.stringify(logs.query()).includes("s3cret"));
+});
+
+Deno.test("TraceStore.record() redacts span attributes", () => {
+  const traces = new TraceStore(10, { redact: ["x-custom"] });
+  traces.record({
+    traceId: "t".repeat(32),
+    spanId: "s".repeat(16),
+    kind: "http",
+    name: "GET /",
+    start: 1,
+    durationMs: 1,
+    status: "ok",
+    attributes: { "http.request.header.cookie": "a=b", "x-custom": "c", method: "GET" },
+  });
+  assert.deepEqual(traces.trace("t".repeat(32))[0]!.attributes, {
+    "http.request.header.cookie": REDACTED,
+    "x-custom": REDACTED,
+    method: "GET",
+  });
+});
