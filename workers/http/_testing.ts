@@ -51,7 +51,11 @@ export interface TestTrigger {
   metadata?: unknown;
 }
 
-/** An app whose functions are `functions`; `calls` records each call in order. */
+/**
+ * An app whose functions are `functions`; `calls` records each call in order.
+ * Its invoker keeps the engine's contract: `timeoutMs` fails a call with
+ * `invocation_timeout`, and the functions see the call's `signal`.
+ */
 export function testApp(options: {
   functions?: Record<string, Fn>;
   triggers?: TestTrigger[];
@@ -92,7 +96,10 @@ export function testApp(options: {
               message: `Function ${id} not found`,
             });
           }
-          return await fn(structuredClone(payload), callOptions);
+          return await withTimeout(
+            Promise.resolve(fn(payload, callOptions)),
+            callOptions.timeoutMs,
+          );
         },
       },
       log,
@@ -105,6 +112,29 @@ export function testApp(options: {
     log,
   });
   return { app, calls, log, limiter, routes, stopping };
+}
+
+/** Fails `promise` with `invocation_timeout` after `ms`, as the engine's call does. */
+async function withTimeout<T>(promise: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return await promise;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new CallError({
+            code: "invocation_timeout",
+            message: `Invocation timed out after ${ms} ms`,
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A promise that settles when `signal` aborts (a function that never answers on its own). */

@@ -34,6 +34,10 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono {
   const { cors, limiter, log } = options;
   const app = new Hono();
+  const live = new Set<AbortController>();
+  options.stopping.addEventListener("abort", () => {
+    for (const controller of live) controller.abort(options.stopping.reason);
+  }, { once: true });
 
   app.all("*", async (c) => {
     const request = c.req.raw;
@@ -58,9 +62,13 @@ export function createApp(options: AppOptions): Hono {
         { headers: { allow: match.allow.join(", ") } },
       );
     }
+    // One controller and one timer per request; calls share its signal.
+    const controller = new AbortController();
+    const timer = setTimeout(expire, options.defaultTimeout, controller);
+    live.add(controller);
+    if (options.stopping.aborted) controller.abort(options.stopping.reason);
     const scope: RequestScope = {
-      // Not `request.signal`: Deno.serve aborts it after every reply, with a warning.
-      signal: AbortSignal.any([AbortSignal.timeout(options.defaultTimeout), options.stopping]),
+      signal: controller.signal,
       expiresAt,
       stopping: options.stopping,
       traceparent: traceparentFor(request.headers.get("traceparent")),
@@ -68,19 +76,24 @@ export function createApp(options: AppOptions): Hono {
     const baggage = request.headers.get("baggage");
     if (baggage !== null) scope.baggage = baggage;
 
-    if (!limiter.tryAcquire()) await waitForSlot(limiter, scope);
     let response: Response;
     try {
-      response = await runPipeline(options.pipeline, {
-        request,
-        route: match.route,
-        params: match.params,
-        path,
-        query,
-        scope,
-      });
+      if (!limiter.tryAcquire()) await waitForSlot(limiter, scope);
+      try {
+        response = await runPipeline(options.pipeline, {
+          request,
+          route: match.route,
+          params: match.params,
+          path,
+          query,
+          scope,
+        });
+      } finally {
+        limiter.release();
+      }
     } finally {
-      limiter.release();
+      clearTimeout(timer);
+      live.delete(controller);
     }
     cors?.decorate(response.headers, request.headers.get("origin"));
     return response;
@@ -93,6 +106,12 @@ export function createApp(options: AppOptions): Hono {
   });
 
   return app;
+}
+
+const TIMED_OUT = new DOMException("Request timed out", "TimeoutError");
+
+function expire(controller: AbortController): void {
+  controller.abort(TIMED_OUT);
 }
 
 async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void> {

@@ -6,7 +6,6 @@
  * @module
  */
 import type { CallOptions } from "../../engine/api.ts";
-import { abortable } from "./deadline.ts";
 import { Code, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
 
 /** What the pipeline needs of the engine: an `EngineApi` fits. */
@@ -17,7 +16,7 @@ export interface Invoker {
 
 /** The part of a request every call shares: its time budget and its trace. */
 export interface RequestScope {
-  /** Aborts on `default_timeout` (reason `TimeoutError`) or when the worker stops. */
+  /** Aborts when `default_timeout` runs out or the worker stops. */
   signal: AbortSignal;
   /** `performance.now()` at which `default_timeout` runs out. */
   expiresAt: number;
@@ -38,7 +37,13 @@ export interface CallRequest {
   timeoutMs?: number;
 }
 
-/** Calls a function for the request in `scope`; every failure is an {@link HttpError}. */
+/**
+ * Calls a function for the request in `scope`; every failure is an
+ * {@link HttpError}. The time bounds are the invoker's to enforce (the
+ * engine's contract): `timeoutMs` fails the call with `invocation_timeout`,
+ * the request's signal aborting fails it at once. No extra signal or timer
+ * is made per call.
+ */
 export async function callFunction(
   invoker: Invoker,
   scope: RequestScope,
@@ -47,21 +52,18 @@ export async function callFunction(
   if (!invoker.hasFunction(call.functionId)) throw unavailable(call);
   const remaining = Math.max(1, Math.ceil(scope.expiresAt - performance.now()));
   const own = call.timeoutMs !== undefined && call.timeoutMs < remaining;
-  const signal = own
-    ? AbortSignal.any([scope.signal, AbortSignal.timeout(call.timeoutMs!)])
-    : scope.signal;
   const options: CallOptions = {
     timeoutMs: own ? call.timeoutMs! : remaining,
     traceparent: scope.traceparent,
-    signal,
+    signal: scope.signal,
   };
   if (scope.baggage !== undefined) options.baggage = scope.baggage;
   if (call.metadata !== undefined) options.metadata = call.metadata;
   try {
-    return await abortable(invoker.call(call.functionId, call.payload, options), signal);
+    return await invoker.call(call.functionId, call.payload, options);
   } catch (error) {
     if (scope.signal.aborted) throw requestAborted(scope, call);
-    if (signal.aborted || codeOf(error) === "invocation_timeout") {
+    if (codeOf(error) === "invocation_timeout") {
       throw own ? middlewareTimeout(call) : requestAborted(scope, call);
     }
     throw callFailed(call, error);

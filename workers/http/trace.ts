@@ -20,10 +20,18 @@ export function traceparentFor(inbound: string | null): string {
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+// Random bytes are drawn in blocks: one `getRandomValues` call serves many requests.
+const pool = new Uint8Array(4096);
+let used = pool.length;
+
 /** `bytes` random bytes as lower-case hex. */
 export function randomHex(bytes: number): string {
-  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
+  if (used + bytes > pool.length) {
+    crypto.getRandomValues(pool);
+    used = 0;
+  }
   let out = "";
-  for (const b of buffer) out += HEX[b];
+  for (let i = used; i < used + bytes; i++) out += HEX[pool[i]!];
+  used += bytes;
   return out;
 }
