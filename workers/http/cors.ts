@@ -34,9 +34,12 @@ export class Cors {
     return host !== undefined && this.#hosts.has(host);
   }
 
-  /** Adds the allow headers for a request from `origin` (none when it has no `Origin`). */
+  /**
+   * Adds the allow headers for a request from `origin` (none when it has no
+   * `Origin`, or when the function set its own).
+   */
   decorate(headers: Headers, origin: string | null): void {
-    if (origin === null) return;
+    if (origin === null || headers.has("access-control-allow-origin")) return;
     if (this.#any) {
       headers.set("access-control-allow-origin", "*");
       return;

@@ -44,6 +44,14 @@ Deno.test("Cors.decorate() echoes an allowed origin, says * for any, and nothing
   }
 });
 
+Deno.test("Cors.decorate() leaves a function's own allow-origin alone", () => {
+  const headers = new Headers({ "access-control-allow-origin": "https://partner.test" });
+  cors(["localhost"]).decorate(headers, "http://localhost");
+  assert.deepEqual(Object.fromEntries(headers), {
+    "access-control-allow-origin": "https://partner.test",
+  });
+});
+
 Deno.test("Cors.preflight() answers 204 with the allowed methods and the asked headers", () => {
   const request = new Request("http://x/a", {
     method: "OPTIONS",
