@@ -1,0 +1,205 @@
+/**
+ * The worker's control connection: one WebSocket at a time, reopened with
+ * backoff whenever it drops, with a ping heartbeat and an idle deadline.
+ *
+ * @module
+ */
+
+import type { ConnectionOptions as TlsOptions } from "node:tls";
+import { WebSocketClient } from "./websocket/client.ts";
+
+/** Backoff between reconnect attempts: `min(initial * multiplier^attempt, max) ± jitter`. */
+export interface ReconnectOptions {
+  /** First delay. Default 1000 ms. */
+  initialDelayMs: number;
+  /** Largest delay. Default 30000 ms. */
+  maxDelayMs: number;
+  /** Growth per attempt. Default 2. */
+  backoffMultiplier: number;
+  /** Random spread as a fraction of the delay (0.3 = ±30 %). Default 0.3. */
+  jitterFactor: number;
+}
+
+/** Default reconnect backoff. */
+export const DEFAULT_RECONNECT: ReconnectOptions = {
+  initialDelayMs: 1000,
+  maxDelayMs: 30_000,
+  backoffMultiplier: 2,
+  jitterFactor: 0.3,
+};
+
+/**
+ * The delay before reconnect attempt number `attempt` (0 for the first).
+ *
+ * @example
+ * ```ts
+ * const noJitter = { ...DEFAULT_RECONNECT, jitterFactor: 0 };
+ * console.log(reconnectDelay(0, noJitter), reconnectDelay(10, noJitter)); // 1000 30000
+ * ```
+ */
+export function reconnectDelay(
+  attempt: number,
+  options: ReconnectOptions,
+  random = Math.random,
+): number {
+  const capped = Math.min(
+    options.initialDelayMs * options.backoffMultiplier ** attempt,
+    options.maxDelayMs,
+  );
+  const jitter = capped * options.jitterFactor * (2 * random() - 1);
+  return Math.max(0, Math.floor(capped + jitter));
+}
+
+/** Settings of a {@linkcode Connection}. */
+export interface ConnectionSettings {
+  url: string;
+  headers: Record<string, string>;
+  reconnect: ReconnectOptions;
+  heartbeatIntervalMs: number;
+  idleTimeoutMs: number;
+  handshakeTimeoutMs: number;
+  maxMessageSize: number;
+  tls?: TlsOptions | undefined;
+}
+
+/** What a {@linkcode Connection} reports to its owner. */
+export interface ConnectionEvents {
+  open(): void;
+  message(text: string): void;
+}
+
+const utf8 = new TextDecoder();
+
+/** A self-healing WebSocket connection; see the module doc. */
+export class Connection {
+  #settings: ConnectionSettings;
+  #events: ConnectionEvents;
+  #ws: WebSocketClient | undefined;
+  #attempt = 0;
+  #stopped = false;
+  #lastError = "";
+  #lastInbound = 0;
+  #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  #pingTimer: ReturnType<typeof setInterval> | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(settings: ConnectionSettings, events: ConnectionEvents) {
+    this.#settings = settings;
+    this.#events = events;
+  }
+
+  /** Whether a WebSocket is open right now. */
+  get isOpen(): boolean {
+    return this.#ws?.readyState === "open";
+  }
+
+  /** Opens the first connection. */
+  start(): void {
+    this.#open();
+  }
+
+  /** Sends a text frame; returns false (and sends nothing) when not open. */
+  send(text: string): boolean {
+    if (!this.isOpen) return false;
+    this.#ws!.send(text);
+    return true;
+  }
+
+  /** Closes for good (no reconnect) with `code` and resolves once closed. */
+  async stop(code = 1000, reason = ""): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#reconnectTimer);
+    this.#stopHeartbeat();
+    const ws = this.#ws;
+    if (!ws) return;
+    if (ws.readyState === "open") await ws.close(code, reason);
+    else {
+      ws.terminate();
+      await ws.closed;
+    }
+  }
+
+  #open(): void {
+    const s = this.#settings;
+    let ws: WebSocketClient;
+    try {
+      ws = new WebSocketClient(s.url, {
+        headers: s.headers,
+        handshakeTimeoutMs: s.handshakeTimeoutMs,
+        maxMessageSize: s.maxMessageSize,
+        ...(s.tls ? { tls: s.tls } : {}),
+      });
+    } catch (err) {
+      this.#report(err);
+      this.#scheduleReconnect();
+      return;
+    }
+    this.#ws = ws;
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+      this.#attempt = 0;
+      if (this.#lastError) console.info(`[engine-sdk] Connected to ${s.url}`);
+      this.#lastError = "";
+      this.#startHeartbeat();
+      this.#events.open();
+    };
+    ws.onmessage = (data) => {
+      this.#lastInbound = Date.now();
+      this.#events.message(typeof data === "string" ? data : utf8.decode(data));
+    };
+    ws.onping = ws.onpong = () => (this.#lastInbound = Date.now());
+    ws.onerror = (err) => this.#report(err);
+    ws.onclose = (event) => {
+      if (this.#ws === ws) this.#ws = undefined;
+      this.#stopHeartbeat();
+      if (opened && !this.#stopped) {
+        console.warn(`[engine-sdk] Disconnected from ${s.url} (code ${event.code})`);
+      }
+      if (!this.#stopped) this.#scheduleReconnect();
+    };
+  }
+
+  #report(err: unknown): void {
+    if (this.#stopped) return;
+    const message = err instanceof Error ? err.message : String(err);
+    // Say it once per distinct failure, not on every retry.
+    if (message !== this.#lastError) console.warn(`[engine-sdk] ${message}`);
+    this.#lastError = message;
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#stopped) return;
+    const delay = reconnectDelay(this.#attempt, this.#settings.reconnect);
+    this.#attempt++;
+    console.debug(`[engine-sdk] Reconnecting in ${delay}ms (attempt ${this.#attempt})...`);
+    this.#reconnectTimer = setTimeout(() => this.#open(), delay);
+  }
+
+  #startHeartbeat(): void {
+    const { heartbeatIntervalMs, idleTimeoutMs } = this.#settings;
+    this.#lastInbound = Date.now();
+    this.#pingTimer = setInterval(() => {
+      if (this.isOpen) this.#ws!.ping();
+    }, heartbeatIntervalMs);
+    const checkIdle = () => {
+      const idle = Date.now() - this.#lastInbound;
+      if (idle < idleTimeoutMs) {
+        this.#idleTimer = setTimeout(checkIdle, idleTimeoutMs - idle);
+        return;
+      }
+      console.warn(
+        `[engine-sdk] No inbound data for ${idleTimeoutMs}ms, terminating connection to force reconnect`,
+      );
+      this.#ws?.terminate();
+    };
+    this.#idleTimer = setTimeout(checkIdle, idleTimeoutMs);
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#pingTimer);
+    clearTimeout(this.#idleTimer);
+    this.#pingTimer = undefined;
+    this.#idleTimer = undefined;
+  }
+}

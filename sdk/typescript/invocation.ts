@@ -1,0 +1,89 @@
+/**
+ * Running a handler for an inbound `invokefunction` and building its
+ * `invocationresult`.
+ *
+ * @module
+ */
+
+import { toErrorBody } from "./errors.ts";
+import { runInScope } from "./trace.ts";
+import type { FunctionHandler, InvocationContext } from "./types.ts";
+
+/** A JSON frame of the protocol. */
+export type Frame = Record<string, unknown> & { type: string };
+
+/**
+ * Runs `handler` for the inbound call `msg` inside an invocation scope (so
+ * `Logger` and `trigger()` see its function and trace) and resolves with the
+ * `invocationresult` text to send, or `undefined` when the call has no
+ * `invocation_id`. A missing handler gives `function_not_found`. Never rejects.
+ *
+ * @example
+ * ```ts
+ * const text = await runInvocation(
+ *   { type: "invokefunction", invocation_id: "i-1", function_id: "math::double", data: 21 },
+ *   (n) => (n as number) * 2,
+ *   undefined,
+ * );
+ * console.log(text); // {"type":"invocationresult","invocation_id":"i-1","function_id":"math::double","result":42}
+ * ```
+ */
+export async function runInvocation(
+  msg: Record<string, unknown>,
+  handler: FunctionHandler | undefined,
+  worker: unknown,
+): Promise<string | undefined> {
+  const function_id = String(msg.function_id);
+  const invocationId = typeof msg.invocation_id === "string" ? msg.invocation_id : undefined;
+  const traceparent = typeof msg.traceparent === "string" ? msg.traceparent : undefined;
+  const baggage = typeof msg.baggage === "string" ? msg.baggage : undefined;
+  const reply = (outcome: { result?: unknown; error?: unknown }): string | undefined => {
+    if (!invocationId) return undefined;
+    const frame = {
+      type: "invocationresult",
+      invocation_id: invocationId,
+      function_id,
+      ...outcome,
+      ...(traceparent ? { traceparent } : {}),
+      ...(baggage ? { baggage } : {}),
+    };
+    try {
+      return JSON.stringify(frame);
+    } catch (err) {
+      const message = `Result of "${function_id}" is not JSON-serializable: ${
+        (err as Error).message
+      }`;
+      return JSON.stringify({
+        ...frame,
+        result: undefined,
+        error: { code: "invocation_failed", message },
+      });
+    }
+  };
+  if (!handler) {
+    return reply({ error: { code: "function_not_found", message: "Function not found" } });
+  }
+
+  const data = msg.data as Record<string, unknown> | null | undefined;
+  const callerWorkerId = typeof data?._caller_worker_id === "string"
+    ? data._caller_worker_id
+    : undefined;
+  const ctx: InvocationContext = {
+    functionId: function_id,
+    ...(invocationId ? { invocationId } : {}),
+    ...(msg.metadata === undefined ? {} : { metadata: msg.metadata }),
+    ...(traceparent ? { traceparent } : {}),
+    ...(baggage ? { baggage } : {}),
+    ...(callerWorkerId ? { callerWorkerId } : {}),
+  };
+  const scope = { worker, functionId: function_id, invocationId, traceparent, baggage };
+  return await runInScope(scope, async () => {
+    try {
+      const result = await handler(msg.data, ctx);
+      return reply(result === undefined ? {} : { result });
+    } catch (err) {
+      if (!invocationId) console.error(`[engine-sdk] Error invoking function ${function_id}`, err);
+      return reply({ error: toErrorBody(err) });
+    }
+  });
+}

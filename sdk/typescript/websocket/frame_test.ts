@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { encodeFrame, FrameError, FrameParser, MessageAssembler, Opcode } from "./frame.ts";
+
+const enc = new TextEncoder();
+
+function unmask(frame: Uint8Array, headerLen: number): Uint8Array {
+  const key = frame.subarray(headerLen - 4, headerLen);
+  return frame.slice(headerLen).map((b, i) => b ^ key[i & 3]!);
+}
+
+Deno.test("encodeFrame() picks the 7, 16 or 64-bit length form and masks the payload", () => {
+  const cases: [number, number, number][] = [
+    // payload length, length byte, header length (with the 4-byte mask key)
+    [0, 0, 6],
+    [125, 125, 6],
+    [126, 126, 8],
+    [65535, 126, 8],
+    [65536, 127, 14],
+  ];
+  for (const [len, lenByte, headerLen] of cases) {
+    const payload = new Uint8Array(len).map((_, i) => i % 251);
+    const frame = encodeFrame(Opcode.Binary, payload);
+    assert.equal(frame.length, headerLen + len, `length ${len}`);
+    assert.equal(frame[0], 0x82);
+    assert.equal(frame[1]! & 0x7f, lenByte);
+    assert.equal(frame[1]! & 0x80, 0x80, "mask bit");
+    assert.deepEqual(unmask(frame, headerLen), payload);
+  }
+});
+
+Deno.test("FrameParser reads frames split at every byte boundary", () => {
+  const frames = [
+    encodeFrame(Opcode.Text, enc.encode("hello"), false),
+    encodeFrame(Opcode.Binary, new Uint8Array(300).fill(7), false),
+    encodeFrame(Opcode.Binary, new Uint8Array(70_000).fill(9), false),
+    encodeFrame(Opcode.Ping, enc.encode("p"), false),
+  ];
+  const all = new Uint8Array(frames.reduce((n, f) => n + f.length, 0));
+  let off = 0;
+  for (const f of frames) {
+    all.set(f, off);
+    off += f.length;
+  }
+  for (const step of [1, 3, 1000, all.length]) {
+    const parser = new FrameParser({ maxPayload: 1 << 20 });
+    const got = [];
+    for (let i = 0; i < all.length; i += step) got.push(...parser.push(all.subarray(i, i + step)));
+    assert.deepEqual(got.map((f) => [f.opcode, f.payload.length]), [[1, 5], [2, 300], [2, 70_000], [
+      9,
+      1,
+    ]]);
+    assert.equal(new TextDecoder().decode(got[0]!.payload), "hello");
+    assert.ok(got[2]!.payload.every((b) => b === 9));
+  }
+});
+
+Deno.test("FrameParser rejects what a server must not send", () => {
+  const cases: [string, Uint8Array, number][] = [
+    ["masked frame", encodeFrame(Opcode.Text, enc.encode("x"), true), 1002],
+    ["reserved bit", new Uint8Array([0xc1, 0x00]), 1002],
+    ["unknown opcode", new Uint8Array([0x83, 0x00]), 1002],
+    ["long control frame", encodeFrame(Opcode.Ping, new Uint8Array(126), false), 1002],
+    ["fragmented control frame", encodeFrame(Opcode.Ping, new Uint8Array(1), false, false), 1002],
+    ["too big", encodeFrame(Opcode.Binary, new Uint8Array(2000), false), 1009],
+  ];
+  for (const [name, bytes, code] of cases) {
+    const parser = new FrameParser({ maxPayload: 1000 });
+    assert.throws(
+      () => parser.push(bytes),
+      (err) => err instanceof FrameError && err.code === code,
+      name,
+    );
+  }
+});
+
+Deno.test("MessageAssembler joins fragments and enforces the size limit", () => {
+  const a = new MessageAssembler({ maxMessageSize: 10 });
+  assert.equal(
+    a.add({ fin: false, opcode: Opcode.Binary, payload: new Uint8Array([1, 2]) }),
+    undefined,
+  );
+  assert.deepEqual(
+    a.add({ fin: true, opcode: Opcode.Continuation, payload: new Uint8Array([3]) }),
+    new Uint8Array([1, 2, 3]),
+  );
+  assert.equal(
+    a.add({ fin: false, opcode: Opcode.Text, payload: enc.encode("123456") }),
+    undefined,
+  );
+  assert.throws(
+    () => a.add({ fin: true, opcode: Opcode.Continuation, payload: enc.encode("789012") }),
+    (err) => err instanceof FrameError && err.code === 1009,
+  );
+  const b = new MessageAssembler({ maxMessageSize: 10 });
+  assert.throws(
+    () => b.add({ fin: true, opcode: Opcode.Continuation, payload: enc.encode("x") }),
+    (err) => err instanceof FrameError && err.code === 1002,
+  );
+  assert.throws(
+    () => b.add({ fin: true, opcode: Opcode.Text, payload: new Uint8Array([0xff]) }),
+    (err) => err instanceof FrameError && err.code === 1007,
+  );
+});

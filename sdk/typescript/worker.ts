@@ -1,0 +1,494 @@
+/**
+ * A worker: one connection to the engine, the functions, triggers and trigger
+ * types registered through it, and the calls it makes.
+ *
+ * @module
+ */
+
+import { randomUUID } from "node:crypto";
+import { Connection, DEFAULT_RECONNECT } from "./connection.ts";
+import { hostName, processId, readEnv, workerMetadata } from "./env.ts";
+import { encodeInvoke, PendingCalls } from "./calls.ts";
+import { validateFunctionId } from "./function_id.ts";
+import { EngineError } from "./errors.ts";
+import { Outbox } from "./outbox.ts";
+import { type Frame, runInvocation } from "./invocation.ts";
+import { TriggerTypeProviders } from "./provider.ts";
+import { currentScope } from "./trace.ts";
+import type {
+  FunctionHandler,
+  FunctionOptions,
+  FunctionRef,
+  TriggerInput,
+  TriggerRef,
+  TriggerRequest,
+  TriggerTypeHandler,
+  TriggerTypeRef,
+  WorkerOptions,
+} from "./types.ts";
+
+/** Engine URL used when neither the argument nor `ENGINE_URL` gives one. */
+export const DEFAULT_ENGINE_URL = "ws://localhost:49134";
+
+const live: Worker[] = [];
+
+/**
+ * The most recently registered worker that is not shut down, if any. The
+ * {@linkcode Logger} uses it outside handlers.
+ *
+ * @example
+ * ```ts
+ * console.log(defaultWorker()); // undefined when no worker is registered
+ * ```
+ */
+export function defaultWorker(): Worker | undefined {
+  return live[live.length - 1];
+}
+
+/**
+ * Connects a worker to the engine and returns it. The URL is `url`, else
+ * `$ENGINE_URL`, else `ws://localhost:49134`. The worker connects in the
+ * background, reconnects with backoff whenever the connection drops, and
+ * replays its registrations each time.
+ *
+ * @example
+ * ```ts
+ * const worker = registerWorker("ws://127.0.0.1:49134", { worker_name: "math" });
+ * worker.registerFunction("math::add", ({ a, b }: { a: number; b: number }) => a + b);
+ * await worker.shutdown();
+ * ```
+ */
+export function registerWorker(url?: string, options: WorkerOptions = {}): Worker {
+  const worker = new Worker(url ?? readEnv("ENGINE_URL") ?? DEFAULT_ENGINE_URL, options);
+  worker.connect();
+  return worker;
+}
+
+/**
+ * A connection to the engine; create one with {@linkcode registerWorker}.
+ *
+ * @example
+ * ```ts
+ * const worker = registerWorker("ws://127.0.0.1:49134", { worker_name: "orders" });
+ * worker.registerFunction("orders::create", (order: { sku: string }) => ({ id: "o-1", ...order }));
+ * worker.registerTrigger({
+ *   type: "http",
+ *   function_id: "orders::create",
+ *   config: { api_path: "/orders", http_method: "POST" },
+ * });
+ * await worker.shutdown();
+ * ```
+ */
+export class Worker {
+  /** The engine URL. */
+  readonly url: string;
+  /** The name reported to the engine. */
+  readonly name: string;
+
+  #conn: Connection;
+  #invocationTimeoutMs: number;
+  #functions = new Map<string, { frame: Frame; handler: FunctionHandler }>();
+  #triggers = new Map<string, Frame>();
+  #types = new TriggerTypeProviders();
+  #inflight = new Set<Promise<void>>();
+  #outbox = new Outbox();
+  #calls = new PendingCalls();
+  #readyWaiters: { resolve(): void; reject(err: Error): void }[] = [];
+  #workerId: string | undefined;
+  #reattachToken: string | undefined;
+  #started = false;
+  /** Set when shutdown() starts: no new work, in-flight handlers drain. */
+  #shutdown: Promise<void> | undefined;
+
+  /** Use {@linkcode registerWorker}. */
+  constructor(url: string, options: WorkerOptions = {}) {
+    const target = new URL(url);
+    if (target.protocol !== "ws:" && target.protocol !== "wss:") {
+      throw new TypeError(`Invalid engine URL "${url}": expected a ws:// or wss:// URL`);
+    }
+    this.url = url;
+    this.name = options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ??
+      `${hostName() ?? "worker"}:${processId()}`;
+    this.#invocationTimeoutMs = options.invocationTimeoutMs ?? 30_000;
+    const headers = { ...options.headers };
+    const token = options.token ?? readEnv("ENGINE_TOKEN");
+    if (token && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
+      headers["Authorization"] = `Bearer ${token}`;
+    }
+    this.#conn = new Connection({
+      url,
+      headers,
+      reconnect: { ...DEFAULT_RECONNECT, ...options.reconnect },
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 20_000,
+      idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+      maxMessageSize: options.maxMessageSize ?? 64 * 1024 * 1024,
+      tls: options.tls,
+    }, {
+      open: () => this.#onOpen(),
+      message: (text) => this.#onMessage(text),
+    });
+  }
+
+  /** Starts connecting (done by {@linkcode registerWorker}). */
+  connect(): void {
+    if (this.#shutdown) throw new Error("Worker is shut down");
+    if (this.#started) return;
+    this.#started = true;
+    live.push(this);
+    this.#conn.start();
+  }
+
+  /** Whether the worker is connected to the engine right now. */
+  get isConnected(): boolean {
+    return this.#conn.isOpen;
+  }
+
+  /** The id the engine gave this connection, once it said so. */
+  get workerId(): string | undefined {
+    return this.#workerId;
+  }
+
+  /**
+   * Resolves when the worker is connected (at once if it is connected now).
+   * Rejects with code `shutdown` if the worker shuts down first.
+   *
+   * @example
+   * ```ts
+   * const worker = registerWorker("ws://127.0.0.1:1", { reconnect: { initialDelayMs: 50 } });
+   * const timeout = new Promise((resolve) => setTimeout(resolve, 100, "still connecting"));
+   * console.log(await Promise.race([worker.ready().then(() => "connected"), timeout]));
+   * await worker.shutdown();
+   * ```
+   */
+  ready(): Promise<void> {
+    if (this.#shutdown) return Promise.reject(new EngineError("shutdown", "Worker is shut down"));
+    if (this.#conn.isOpen) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Registers a function under `id` (`<namespace>::<name>`). The handler gets
+   * the payload and an {@linkcode InvocationContext}; what it returns is the
+   * result of the call.
+   *
+   * @example
+   * ```ts
+   * const worker = registerWorker("ws://127.0.0.1:49134");
+   * const ref = worker.registerFunction(
+   *   "math::add",
+   *   ({ a, b }: { a: number; b: number }) => ({ sum: a + b }),
+   *   { description: "Adds two numbers" },
+   * );
+   * ref.unregister();
+   * await worker.shutdown();
+   * ```
+   */
+  registerFunction<TIn = unknown, TOut = unknown>(
+    id: string,
+    handler: FunctionHandler<TIn, TOut>,
+    options: FunctionOptions = {},
+  ): FunctionRef {
+    validateFunctionId(id);
+    if (typeof handler !== "function") {
+      throw new TypeError(`Handler of function "${id}" is not a function`);
+    }
+    if (this.#functions.has(id)) throw new Error(`Function id already registered: "${id}"`);
+    const defined = Object.entries(options).filter(([, v]) => v !== undefined);
+    const frame: Frame = { type: "registerfunction", ...Object.fromEntries(defined), id };
+    this.#functions.set(id, { frame, handler: handler as FunctionHandler });
+    this.#send(frame);
+    let done = false;
+    return {
+      id,
+      unregister: () => {
+        if (done) return;
+        done = true;
+        this.#functions.delete(id);
+        this.#send({ type: "unregisterfunction", id });
+      },
+    };
+  }
+
+  /**
+   * Binds a function to events of a trigger type, e.g. an HTTP route.
+   *
+   * @example
+   * ```ts
+   * const worker = registerWorker("ws://127.0.0.1:49134");
+   * worker.registerFunction("orders::list", () => ({ status_code: 200, body: [] }));
+   * const trigger = worker.registerTrigger({
+   *   type: "http",
+   *   function_id: "orders::list",
+   *   config: { api_path: "/orders", http_method: "GET" },
+   * });
+   * trigger.unregister();
+   * await worker.shutdown();
+   * ```
+   */
+  registerTrigger(trigger: TriggerInput): TriggerRef {
+    if (typeof trigger?.type !== "string" || trigger.type === "") {
+      throw new TypeError("registerTrigger() needs a non-empty trigger type");
+    }
+    validateFunctionId(trigger.function_id);
+    const id = randomUUID();
+    const frame: Frame = {
+      type: "registertrigger",
+      id,
+      trigger_type: trigger.type,
+      function_id: trigger.function_id,
+      config: trigger.config ?? null,
+      ...(trigger.metadata === undefined ? {} : { metadata: trigger.metadata }),
+    };
+    this.#triggers.set(id, frame);
+    this.#send(frame);
+    let done = false;
+    return {
+      id,
+      unregister: () => {
+        if (done) return;
+        done = true;
+        this.#triggers.delete(id);
+        this.#sendOrQueue({ type: "unregistertrigger", id, trigger_type: trigger.type });
+      },
+    };
+  }
+
+  /**
+   * Provides a trigger type: the engine hands this worker every trigger bound
+   * to it, and the worker fires them by calling `trigger()`.
+   *
+   * @example
+   * ```ts
+   * const worker = registerWorker("ws://127.0.0.1:49134");
+   * const timers = new Map<string, ReturnType<typeof setInterval>>();
+   * const ref = worker.registerTriggerType<{ everyMs: number }>({ id: "ticker", description: "Fires periodically" }, {
+   *   registerTrigger(t) {
+   *     timers.set(t.id, setInterval(() => worker.trigger({ function_id: t.function_id, payload: {} }), t.config.everyMs));
+   *   },
+   *   unregisterTrigger(t) {
+   *     clearInterval(timers.get(t.id));
+   *     timers.delete(t.id);
+   *   },
+   * });
+   * ref.unregister();
+   * await worker.shutdown();
+   * ```
+   */
+  registerTriggerType<C = unknown>(
+    type: { id: string; description: string },
+    handler: TriggerTypeHandler<C>,
+  ): TriggerTypeRef {
+    const frame = this.#types.add(type, handler as TriggerTypeHandler);
+    this.#send(frame);
+    let done = false;
+    return {
+      id: type.id,
+      unregister: () => {
+        if (done) return;
+        done = true;
+        this.#types.delete(type.id);
+        this.#send({
+          type: "unregistertriggertype",
+          id: type.id,
+          description: frame.description,
+        });
+      },
+    };
+  }
+
+  /**
+   * Calls a function through the engine and resolves with its result.
+   * Rejects with an {@linkcode EngineError}: the callee's error, `TIMEOUT`
+   * after `timeoutMs`, or `shutdown`. With `action: TriggerAction.Void()` it
+   * resolves with `undefined` at once. Called inside a handler, the call
+   * carries the handler's trace context.
+   *
+   * @example
+   * ```ts
+   * import { EngineError, registerWorker, TriggerAction } from "./mod.ts";
+   *
+   * const worker = registerWorker("ws://127.0.0.1:1", { reconnect: { initialDelayMs: 50 } });
+   * try {
+   *   const sum = await worker.trigger<{ a: number; b: number }, number>({
+   *     function_id: "math::add",
+   *     payload: { a: 1, b: 2 },
+   *     timeoutMs: 100,
+   *   });
+   *   console.log(sum);
+   * } catch (err) {
+   *   if (err instanceof EngineError) console.log(err.code); // "TIMEOUT" (no engine at that address)
+   * }
+   * await worker.trigger({ function_id: "audit::record", payload: { event: "x" }, action: TriggerAction.Void() });
+   * await worker.shutdown();
+   * ```
+   */
+  trigger<TIn = unknown, TOut = unknown>(request: TriggerRequest<TIn>): Promise<TOut> {
+    const { function_id, action } = request ?? {};
+    const isVoid = action?.type === "void";
+    // While draining, fire-and-forget calls (logs) still go out; others are refused.
+    if (this.#shutdown && (!isVoid || !this.#conn.isOpen)) {
+      return Promise.reject(new EngineError("shutdown", "Worker is shut down"));
+    }
+    if (typeof function_id !== "string" || function_id === "") {
+      return Promise.reject(new TypeError("trigger() needs a non-empty function_id"));
+    }
+    const invocationId = isVoid ? undefined : randomUUID();
+    let text: string;
+    try {
+      text = encodeInvoke(request, invocationId, currentScope());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!invocationId) {
+      this.#sendOrQueue(text);
+      return Promise.resolve(undefined as TOut);
+    }
+    const result = this.#calls.wait(
+      invocationId,
+      function_id,
+      request.timeoutMs ?? this.#invocationTimeoutMs,
+    );
+    this.#sendOrQueue(text, invocationId);
+    return result as Promise<TOut>;
+  }
+
+  /**
+   * Shuts the worker down: calls still waiting for a result reject with code
+   * `shutdown`, handlers already running get up to `drainTimeoutMs` (default
+   * 5000) to finish and send their results, then the connection closes with
+   * code 1000 and no reconnect follows. Calls arriving meanwhile are answered
+   * with code `shutdown`.
+   *
+   * @example
+   * ```ts
+   * const worker = registerWorker("ws://127.0.0.1:49134");
+   * await worker.shutdown();
+   * console.log(worker.isConnected); // false
+   * ```
+   */
+  shutdown(options: { drainTimeoutMs?: number } = {}): Promise<void> {
+    if (this.#shutdown) return this.#shutdown;
+    const idx = live.indexOf(this);
+    if (idx >= 0) live.splice(idx, 1);
+    this.#calls.rejectAll("shutdown", "Worker is shutting down");
+    for (const waiter of this.#readyWaiters.splice(0)) {
+      waiter.reject(new EngineError("shutdown", "Worker is shutting down"));
+    }
+    this.#outbox.take();
+    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5000)
+      .then(() => this.#conn.stop(1000, "shutdown"));
+    return this.#shutdown;
+  }
+
+  async #drain(timeoutMs: number): Promise<void> {
+    if (this.#inflight.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#inflight]),
+      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  #onOpen(): void {
+    if (this.#workerId) {
+      this.#send({
+        type: "reattach",
+        previous_worker_id: this.#workerId,
+        ...(this.#reattachToken ? { reattach_token: this.#reattachToken } : {}),
+      });
+    }
+    for (const frame of this.#types.frames()) this.#send(frame);
+    for (const f of this.#functions.values()) this.#send(f.frame);
+    for (const frame of this.#triggers.values()) this.#send(frame);
+    for (const item of this.#outbox.take()) {
+      // A call that timed out while waiting here is not sent.
+      if (item.invocationId && !this.#calls.has(item.invocationId)) continue;
+      this.#conn.send(item.text);
+    }
+    this.#send({
+      type: "invokefunction",
+      function_id: "engine::workers::register",
+      data: workerMetadata(this.name),
+      action: { type: "void" },
+    });
+    for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
+  }
+
+  #onMessage(text: string): void {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(text);
+    } catch (err) {
+      console.error("[engine-sdk] Failed to parse incoming message", err);
+      return;
+    }
+    if (typeof msg !== "object" || msg === null) return;
+    switch (msg.type) {
+      case "workerregistered":
+        if (typeof msg.worker_id === "string") this.#workerId = msg.worker_id;
+        this.#reattachToken = typeof msg.reattach_token === "string"
+          ? msg.reattach_token
+          : undefined;
+        return;
+      case "invokefunction":
+        this.#onInvoke(msg);
+        return;
+      case "invocationresult":
+        this.#calls.settle(msg);
+        return;
+      case "registertrigger":
+        void this.#types.register(msg).then((answer) => this.#sendOrQueue(answer));
+        return;
+      case "unregistertrigger":
+        void this.#types.unregister(msg);
+        return;
+      case "triggerregistrationresult": {
+        const error = msg.error as { message?: unknown } | undefined;
+        if (error) {
+          console.error(
+            `[engine-sdk] Trigger registration failed for "${msg.id}" (${msg.trigger_type}): ${error.message}`,
+          );
+        }
+        return;
+      }
+      case "error": {
+        const error = msg.error as { code?: unknown; message?: unknown } | undefined;
+        console.error(`[engine-sdk] Engine error ${error?.code}: ${error?.message}`);
+        return;
+      }
+    }
+  }
+
+  #onInvoke(msg: Record<string, unknown>): void {
+    if (this.#shutdown) {
+      if (typeof msg.invocation_id !== "string") return;
+      this.#sendOrQueue({
+        type: "invocationresult",
+        invocation_id: msg.invocation_id,
+        function_id: msg.function_id,
+        error: { code: "shutdown", message: "Worker is shutting down" },
+      });
+      return;
+    }
+    const handler = this.#functions.get(String(msg.function_id))?.handler;
+    const run: Promise<void> = runInvocation(msg, handler, this).then((text) => {
+      this.#inflight.delete(run);
+      if (text !== undefined) this.#sendOrQueue(text);
+    });
+    this.#inflight.add(run);
+  }
+
+  /** Sends if connected, else drops: registrations, which the next open replays. */
+  #send(frame: Frame): void {
+    this.#conn.send(JSON.stringify(frame));
+  }
+
+  /** Sends if connected, else queues for the next connection (not after shutdown). */
+  #sendOrQueue(frame: Frame | string, invocationId?: string): void {
+    const text = typeof frame === "string" ? frame : JSON.stringify(frame);
+    if (this.#conn.send(text) || this.#shutdown) return;
+    this.#outbox.push({ text, invocationId });
+  }
+}

@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { registerWorker } from "./mod.ts";
+import { type Json, ScriptedEngine } from "./_testing/engine_peer.ts";
+import { FAST, withWorker } from "./_testing/with_worker.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+Deno.test("registerWorker() sends the token, the registrations, then engine::workers::register", async () => {
+  const engine = new ScriptedEngine();
+  const worker = registerWorker(engine.url, { ...FAST, token: "s3cret" });
+  worker.registerFunction("demo::early", () => "registered before the connection opened");
+  try {
+    const conn = await engine.connection(0);
+    const announce = await conn.waitType("invokefunction", "engine::workers::register");
+    assert.equal(conn.headers["authorization"], "Bearer s3cret");
+    assert.deepEqual(conn.frames.map((f) => f.type), ["registerfunction", "invokefunction"]);
+    assert.deepEqual(conn.frames[0], { type: "registerfunction", id: "demo::early" });
+    assert.equal(announce.invocation_id, undefined);
+    assert.deepEqual(announce.action, { type: "void" });
+    const data = announce.data as Json;
+    assert.equal(data.runtime, "deno");
+    assert.equal(data.name, "test-worker");
+    assert.equal(data.sdk, "engine-typescript");
+    assert.equal(data.pid, Deno.pid);
+    assert.equal(typeof data.version, "string");
+    assert.match(String(data.os), /\(.+\)$/);
+    await worker.ready();
+    assert.equal(worker.workerId, "w-1");
+  } finally {
+    await worker.shutdown();
+    await engine.close();
+  }
+});
+
+Deno.test("registerFunction() and registerTrigger() send frames of the protocol's shape", async () => {
+  await withWorker(async ({ worker, conn }) => {
+    const fn = worker.registerFunction("orders::create", () => ({}), {
+      description: "Creates an order",
+      metadata: { tag: "x" },
+    });
+    const trigger = worker.registerTrigger({
+      type: "http",
+      function_id: "orders::create",
+      config: { api_path: "/orders", http_method: "POST" },
+      metadata: { m: 1 },
+    });
+    const reg = await conn.waitType("registerfunction");
+    assert.deepEqual(reg, {
+      type: "registerfunction",
+      description: "Creates an order",
+      metadata: { tag: "x" },
+      id: "orders::create",
+    });
+    const trig = await conn.waitType("registertrigger");
+    assert.match(String(trig.id), UUID);
+    assert.equal(trig.id, trigger.id);
+    assert.deepEqual({ ...trig, id: "<uuid>" }, {
+      type: "registertrigger",
+      id: "<uuid>",
+      trigger_type: "http",
+      function_id: "orders::create",
+      config: { api_path: "/orders", http_method: "POST" },
+      metadata: { m: 1 },
+    });
+    trigger.unregister();
+    fn.unregister();
+    assert.deepEqual(await conn.waitType("unregistertrigger"), {
+      type: "unregistertrigger",
+      id: trigger.id,
+      trigger_type: "http",
+    });
+    assert.deepEqual(await conn.waitType("unregisterfunction"), {
+      type: "unregisterfunction",
+      id: "orders::create",
+    });
+  });
+});
+
+Deno.test("registerFunction() rejects malformed and duplicate ids with the id in the message", async () => {
+  await withWorker(({ worker }) => {
+    for (const bad of ["orders", "orders.create", "orders::", "::create", "a::b c", "a::b/c", ""]) {
+      assert.throws(() => worker.registerFunction(bad, () => {}), (err: Error) => {
+        assert.ok(err instanceof TypeError);
+        assert.ok(err.message.includes(JSON.stringify(bad)), err.message);
+        return true;
+      });
+    }
+    worker.registerFunction("ok-1::name_2", () => {});
+    worker.registerFunction("a::b::c", () => {});
+    assert.throws(
+      () => worker.registerFunction("ok-1::name_2", () => {}),
+      /already registered: "ok-1::name_2"/,
+    );
+    assert.throws(
+      () => worker.registerTrigger({ type: "http", function_id: "nope", config: {} }),
+      /"nope"/,
+    );
+    return Promise.resolve();
+  });
+});
+
+Deno.test("registerWorker() without a URL reads ENGINE_URL and ENGINE_TOKEN", async () => {
+  const engine = new ScriptedEngine();
+  Deno.env.set("ENGINE_URL", engine.url);
+  Deno.env.set("ENGINE_TOKEN", "from-env");
+  const worker = registerWorker(undefined, FAST);
+  try {
+    await worker.ready();
+    const conn = await engine.connection(0);
+    assert.equal(conn.headers["authorization"], "Bearer from-env");
+    assert.equal(worker.url, engine.url);
+  } finally {
+    Deno.env.delete("ENGINE_URL");
+    Deno.env.delete("ENGINE_TOKEN");
+    await worker.shutdown();
+    await engine.close();
+  }
+});
+
+Deno.test("a provided trigger type answers the engine's registertrigger and unregistertrigger", async () => {
+  const seen: string[] = [];
+  await withWorker(async ({ worker, conn }) => {
+    worker.registerTriggerType<{ every: number }>({ id: "ticker", description: "ticks" }, {
+      registerTrigger(t) {
+        if (!(t.config.every > 0)) throw new Error("every must be positive");
+        seen.push(`register ${t.id} ${t.function_id} ${JSON.stringify(t.metadata)}`);
+      },
+      unregisterTrigger(t) {
+        seen.push(`unregister ${t.id} ${t.function_id} ${JSON.stringify(t.config)}`);
+      },
+    });
+    assert.deepEqual(await conn.waitType("registertriggertype"), {
+      type: "registertriggertype",
+      id: "ticker",
+      description: "ticks",
+    });
+    const result = (id: string) =>
+      conn.waitFor((f) => f.type === "triggerregistrationresult" && f.id === id);
+
+    conn.send({
+      type: "registertrigger",
+      id: "t-A",
+      trigger_type: "ticker",
+      function_id: "demo::a",
+      config: { every: 5 },
+      metadata: { k: "v" },
+    });
+    assert.deepEqual(await result("t-A"), {
+      type: "triggerregistrationresult",
+      id: "t-A",
+      trigger_type: "ticker",
+      function_id: "demo::a",
+    });
+
+    conn.send({
+      type: "registertrigger",
+      id: "t-B",
+      trigger_type: "ticker",
+      function_id: "demo::a",
+      config: { every: 0 },
+    });
+    assert.deepEqual((await result("t-B")).error, {
+      code: "trigger_registration_failed",
+      message: "every must be positive",
+    });
+
+    conn.send({
+      type: "registertrigger",
+      id: "t-C",
+      trigger_type: "nope",
+      function_id: "demo::a",
+      config: {},
+    });
+    assert.deepEqual((await result("t-C")).error, {
+      code: "trigger_type_not_found",
+      message: "Trigger type not found",
+    });
+
+    conn.send({ type: "unregistertrigger", id: "t-A", trigger_type: "ticker" });
+    const sync = await conn.invoke("does::not::exist", {}); // a round trip, so the unregister has been handled
+    assert.ok(sync.error);
+    assert.deepEqual(seen, [
+      'register t-A demo::a {"k":"v"}',
+      'unregister t-A demo::a {"every":5}',
+    ]);
+  });
+});
