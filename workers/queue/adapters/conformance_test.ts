@@ -1,0 +1,415 @@
+/**
+ * One suite of cases for the QueueStore contract, run against every adapter:
+ * memory, SQLite (in a temporary folder) and Redis (a real `redis-server`
+ * started here on a free port). Times are plain numbers chosen by the cases:
+ * stores never read a clock.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { startRedisServer } from "../../state/adapters/_redis_server.ts";
+import { MemoryStore } from "./memory.ts";
+import { RedisStore } from "./redis.ts";
+import { SqliteStore } from "./sqlite.ts";
+import type { NewMessage, QueueStore } from "./store.ts";
+
+/** How a case gets stores: a fresh back end per case, and more views of it. */
+interface Backend {
+  open(): Promise<QueueStore>;
+  /** Whether a second `open()` sees the first one's data (a file or a server). */
+  shared: boolean;
+}
+
+interface Harness {
+  backend(): Promise<Backend>;
+  teardown(): Promise<void>;
+}
+
+type Case = (backend: Backend, stores: QueueStore[]) => Promise<void>;
+
+const T0 = 1_700_000_000_000;
+const ERROR = { code: "invocation_failed", message: "boom" };
+
+async function opened(backend: Backend, stores: QueueStore[]): Promise<QueueStore> {
+  const store = await backend.open();
+  stores.push(store);
+  return store;
+}
+
+function message(id: string, overrides: Partial<NewMessage> = {}): NewMessage {
+  return {
+    id,
+    queue: "jobs",
+    functionId: "orders::process",
+    dataText: JSON.stringify({ id }),
+    enqueuedAt: T0,
+    ...overrides,
+  };
+}
+
+const cases: Record<string, Case> = {
+  "enqueue() stores a message that claim() hands out with its payload and metadata": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    const data = { name: "Ada", tags: ["a", "é", "\u{1f600}"], n: 1.5, deep: [null, { x: true }] };
+    assert.equal(
+      await store.enqueue(message("m1", {
+        dataText: JSON.stringify(data),
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        baggage: "k=v",
+      })),
+      true,
+    );
+    const [claimed, ...rest] = await store.claim("jobs", T0, 10, T0 + 1000);
+    assert.deepEqual(rest, []);
+    assert.ok(claimed);
+    const { lease, ...without } = claimed;
+    assert.equal(typeof lease, "string");
+    assert.deepEqual(without, {
+      id: "m1",
+      queue: "jobs",
+      functionId: "orders::process",
+      enqueuedAt: T0,
+      attempts: 0,
+      data,
+      traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      baggage: "k=v",
+    });
+  },
+
+  "every kind of JSON payload comes back unchanged": async (backend, stores) => {
+    const store = await opened(backend, stores);
+    const payloads = [null, 0, -1.25e-7, "text", true, [], {}, [1, [2, [3]]], 12345678901234];
+    for (const [i, p] of payloads.entries()) {
+      await store.enqueue(message(`p${i}`, { dataText: JSON.stringify(p), enqueuedAt: T0 + i }));
+    }
+    const claimed = await store.claim("jobs", T0 + 100, 100, T0 + 1000);
+    assert.deepEqual(claimed.map((m) => m.data), payloads);
+  },
+
+  "enqueue() of an id already in the queue answers false and keeps the first": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    assert.equal(await store.enqueue(message("m1")), true);
+    assert.equal(await store.enqueue(message("m1", { dataText: '"second"' })), false);
+    const claimed = await store.claim("jobs", T0, 10, T0 + 1000);
+    assert.deepEqual(claimed.map((m) => m.data), [{ id: "m1" }]);
+    // The same id in another queue is another message.
+    assert.equal(await store.enqueue(message("m1", { queue: "other" })), true);
+  },
+
+  "claim() takes the earliest due first, up to the limit, and nothing not yet due": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    for (const [id, at] of [["c", 30], ["a", 10], ["b", 20], ["late", 500]] as const) {
+      await store.enqueue(message(id, { enqueuedAt: T0 + at }));
+    }
+    const first = await store.claim("jobs", T0 + 100, 2, T0 + 1000);
+    assert.deepEqual(first.map((m) => m.id), ["a", "b"]);
+    const second = await store.claim("jobs", T0 + 100, 10, T0 + 1000);
+    assert.deepEqual(second.map((m) => m.id), ["c"]);
+    assert.deepEqual(await store.claim("jobs", T0 + 100, 10, T0 + 1000), []);
+    assert.deepEqual(await store.claim("jobs", T0 + 100, 0, T0 + 1000), []);
+    assert.deepEqual(await store.claim("nothing-here", T0 + 100, 10, T0 + 1000), []);
+  },
+
+  "a claimed message is hidden until its lease ends, then claimable with a new lease": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    await store.enqueue(message("m1"));
+    const [first] = await store.claim("jobs", T0, 10, T0 + 1000);
+    assert.deepEqual(await store.claim("jobs", T0 + 999, 10, T0 + 2000), []);
+    const [second] = await store.claim("jobs", T0 + 1000, 10, T0 + 2000);
+    assert.ok(first && second);
+    assert.notEqual(second.lease, first.lease);
+    assert.equal(second.attempts, 0, "an expired lease is not a failed attempt");
+    assert.equal(await store.ack("jobs", "m1", first.lease), false, "a lost lease cannot ack");
+    assert.equal(
+      await store.reschedule("jobs", "m1", first.lease, { attempts: 1, visibleAt: T0 }),
+      false,
+    );
+    assert.equal(
+      await store.bury("jobs", "m1", first.lease, { attempts: 1, lastError: ERROR, failedAt: T0 }),
+      false,
+    );
+    assert.equal(await store.ack("jobs", "m1", second.lease), true);
+    assert.equal(await store.ack("jobs", "m1", second.lease), false);
+    assert.deepEqual(await store.claim("jobs", T0 + 5000, 10, T0 + 6000), []);
+  },
+
+  "reschedule() releases a message with its attempts and last error": async (backend, stores) => {
+    const store = await opened(backend, stores);
+    await store.enqueue(message("m1"));
+    const [claimed] = await store.claim("jobs", T0, 10, T0 + 1000);
+    assert.ok(claimed);
+    assert.equal(
+      await store.reschedule("jobs", "m1", claimed.lease, {
+        attempts: 1,
+        visibleAt: T0 + 50,
+        lastError: ERROR,
+      }),
+      true,
+    );
+    assert.deepEqual(await store.claim("jobs", T0 + 49, 10, T0 + 1000), []);
+    const [again] = await store.claim("jobs", T0 + 50, 10, T0 + 1000);
+    assert.ok(again);
+    assert.equal(again.attempts, 1);
+    assert.deepEqual(again.lastError, ERROR);
+    // Without an error the last one is cleared.
+    await store.reschedule("jobs", "m1", again.lease, { attempts: 1, visibleAt: T0 });
+    const [third] = await store.claim("jobs", T0 + 60, 10, T0 + 1000);
+    assert.equal(third?.lastError, undefined);
+  },
+
+  "bury() makes a dead letter with its last error, oldest failure first": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    await store.enqueue(
+      message("m1", { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }),
+    );
+    await store.enqueue(message("m2", { enqueuedAt: T0 + 1 }));
+    const claimed = await store.claim("jobs", T0 + 10, 10, T0 + 1000);
+    assert.equal(claimed.length, 2);
+    const [m1, m2] = claimed as [typeof claimed[0] & object, typeof claimed[0] & object];
+    const other = { code: "invocation_timeout", message: "late" };
+    assert.equal(
+      await store.bury("jobs", "m2", m2.lease, {
+        attempts: 3,
+        lastError: other,
+        failedAt: T0 + 20,
+      }),
+      true,
+    );
+    assert.equal(
+      await store.bury("jobs", "m1", m1.lease, {
+        attempts: 5,
+        lastError: ERROR,
+        failedAt: T0 + 30,
+      }),
+      true,
+    );
+    assert.deepEqual(await store.claim("jobs", T0 + 10_000, 10, T0 + 20_000), []);
+    assert.deepEqual(await store.deadLetters("jobs", 10), [
+      {
+        id: "m2",
+        queue: "jobs",
+        functionId: "orders::process",
+        enqueuedAt: T0 + 1,
+        attempts: 3,
+        data: { id: "m2" },
+        lastError: other,
+        failedAt: T0 + 20,
+      },
+      {
+        id: "m1",
+        queue: "jobs",
+        functionId: "orders::process",
+        enqueuedAt: T0,
+        attempts: 5,
+        data: { id: "m1" },
+        lastError: ERROR,
+        failedAt: T0 + 30,
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+      },
+    ]);
+    assert.deepEqual((await store.deadLetters("jobs", 1)).map((d) => d.id), ["m2"]);
+    assert.deepEqual(await store.deadLetters("other", 10), []);
+    assert.equal(await store.enqueue(message("m1")), false, "a dead letter's id stays taken");
+  },
+
+  "counts() tells ready, in flight and dead apart; an expired lease counts as depth": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    assert.deepEqual(await store.counts("jobs", T0), { depth: 0, inFlight: 0, deadLetters: 0 });
+    for (const id of ["a", "b", "c", "d"]) await store.enqueue(message(id));
+    const [a, b] = await store.claim("jobs", T0, 2, T0 + 1000);
+    assert.ok(a && b);
+    assert.deepEqual(await store.counts("jobs", T0 + 1), { depth: 2, inFlight: 2, deadLetters: 0 });
+    await store.bury("jobs", a.id, a.lease, { attempts: 1, lastError: ERROR, failedAt: T0 + 2 });
+    assert.deepEqual(await store.counts("jobs", T0 + 3), { depth: 2, inFlight: 1, deadLetters: 1 });
+    assert.deepEqual(await store.counts("jobs", T0 + 1000), {
+      depth: 3,
+      inFlight: 0,
+      deadLetters: 1,
+    });
+  },
+
+  "nextDue() is the earliest due time of a live message, a lease's end included": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    assert.equal(await store.nextDue("jobs"), undefined);
+    await store.enqueue(message("a", { enqueuedAt: T0 + 5 }));
+    await store.enqueue(message("b", { enqueuedAt: T0 + 9 }));
+    assert.equal(await store.nextDue("jobs"), T0 + 5);
+    await store.claim("jobs", T0 + 5, 1, T0 + 700);
+    assert.equal(await store.nextDue("jobs"), T0 + 9);
+    const [b] = await store.claim("jobs", T0 + 9, 1, T0 + 800);
+    assert.equal(await store.nextDue("jobs"), T0 + 700);
+    await store.ack("jobs", "b", b!.lease);
+    assert.equal(await store.nextDue("jobs"), T0 + 700);
+  },
+
+  "queues() lists every queue that held a message, and queues do not mix": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    assert.deepEqual(await store.queues(), []);
+    await store.enqueue(message("x", { queue: "zeta" }));
+    await store.enqueue(message("y", { queue: "alpha" }));
+    const [x] = await store.claim("zeta", T0, 10, T0 + 100);
+    await store.ack("zeta", "x", x!.lease);
+    assert.deepEqual(await store.queues(), ["alpha", "zeta"]);
+    assert.deepEqual((await store.claim("alpha", T0, 10, T0 + 100)).map((m) => m.id), ["y"]);
+    assert.deepEqual(await store.claim("zeta", T0, 10, T0 + 100), []);
+  },
+
+  "redrive() puts one or every dead letter back with no attempts": async (backend, stores) => {
+    const store = await opened(backend, stores);
+    for (const id of ["a", "b", "c"]) await store.enqueue(message(id));
+    for (const m of await store.claim("jobs", T0, 10, T0 + 100)) {
+      await store.bury("jobs", m.id, m.lease, { attempts: 4, lastError: ERROR, failedAt: T0 + 1 });
+    }
+    assert.equal(await store.redrive("jobs", "missing", T0 + 10), 0);
+    assert.equal(await store.redrive("jobs", "b", T0 + 10), 1);
+    assert.deepEqual((await store.deadLetters("jobs", 10)).map((d) => d.id).sort(), ["a", "c"]);
+    const [b] = await store.claim("jobs", T0 + 10, 10, T0 + 100);
+    assert.equal(b?.id, "b");
+    assert.equal(b?.attempts, 0);
+    assert.equal(b?.lastError, undefined);
+    assert.deepEqual(b?.data, { id: "b" });
+    assert.equal(await store.redrive("jobs", undefined, T0 + 20), 2);
+    assert.deepEqual(await store.deadLetters("jobs", 10), []);
+    assert.deepEqual(
+      (await store.claim("jobs", T0 + 20, 10, T0 + 100)).map((m) => m.id).sort(),
+      ["a", "c"],
+    );
+    assert.equal(await store.redrive("jobs", undefined, T0 + 30), 0);
+  },
+
+  "discard() deletes a dead letter once": async (backend, stores) => {
+    const store = await opened(backend, stores);
+    await store.enqueue(message("a"));
+    const [a] = await store.claim("jobs", T0, 10, T0 + 100);
+    await store.bury("jobs", "a", a!.lease, { attempts: 1, lastError: ERROR, failedAt: T0 });
+    assert.equal(await store.discard("jobs", "a"), true);
+    assert.equal(await store.discard("jobs", "a"), false);
+    assert.deepEqual(await store.deadLetters("jobs", 10), []);
+    assert.deepEqual(await store.counts("jobs", T0), { depth: 0, inFlight: 0, deadLetters: 0 });
+    assert.equal(await store.enqueue(message("a")), true, "a discarded id is free again");
+  },
+
+  "messages survive closing and reopening the back end": async (backend, stores) => {
+    if (!backend.shared) return;
+    const first = await opened(backend, stores);
+    await first.enqueue(message("kept"));
+    await first.enqueue(message("claimed", { enqueuedAt: T0 + 1 }));
+    await first.claim("jobs", T0 + 1, 1, T0 + 1000);
+    await first.close();
+    const second = await opened(backend, stores);
+    assert.deepEqual(await second.queues(), ["jobs"]);
+    assert.deepEqual(await second.counts("jobs", T0 + 2), {
+      depth: 1,
+      inFlight: 1,
+      deadLetters: 0,
+    });
+    // The closed store claimed "kept": it stays hidden until that lease ends.
+    assert.deepEqual((await second.claim("jobs", T0 + 2, 10, T0 + 5000)).map((m) => m.id), [
+      "claimed",
+    ]);
+    assert.deepEqual((await second.claim("jobs", T0 + 1000, 10, T0 + 5000)).map((m) => m.id), [
+      "kept",
+    ]);
+  },
+
+  "two stores on one back end never claim the same message at once": async (backend, stores) => {
+    if (!backend.shared) return;
+    const one = await opened(backend, stores);
+    const two = await opened(backend, stores);
+    for (let i = 0; i < 40; i++) await one.enqueue(message(`m${i}`, { enqueuedAt: T0 + i }));
+    const claims = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) => (i % 2 ? one : two).claim("jobs", T0 + 100, 7, T0 + 1000),
+      ),
+    );
+    const ids = claims.flat().map((m) => m.id);
+    assert.equal(ids.length, 40);
+    assert.equal(new Set(ids).size, 40);
+  },
+};
+
+/** Runs every case against one adapter; `setup` starts what the adapter needs. */
+function conformance(name: string, setup: () => Promise<Harness>) {
+  Deno.test(`QueueStore conformance: ${name}`, async (t) => {
+    const harness = await setup();
+    try {
+      for (const [title, run] of Object.entries(cases)) {
+        await t.step(title, async () => {
+          const backend = await harness.backend();
+          const stores: QueueStore[] = [];
+          try {
+            await run(backend, stores);
+          } finally {
+            for (const store of stores) await store.close();
+          }
+        });
+      }
+    } finally {
+      await harness.teardown();
+    }
+  });
+}
+
+conformance("memory", () =>
+  Promise.resolve({
+    backend: () =>
+      Promise.resolve({ shared: false, open: () => Promise.resolve(new MemoryStore()) }),
+    teardown: () => Promise.resolve(),
+  }));
+
+conformance("sqlite", async () => {
+  const root = await Deno.makeTempDir({ prefix: "queue-sqlite-" });
+  let count = 0;
+  return {
+    backend: () => {
+      // A folder that does not exist yet: opening must create it.
+      const path = join(root, `case-${++count}`, "nested", "queue.db");
+      return Promise.resolve({
+        shared: true,
+        open: () => Promise.resolve(SqliteStore.open({ path })),
+      });
+    },
+    teardown: () => Deno.remove(root, { recursive: true }),
+  };
+});
+
+conformance("redis", async () => {
+  const server = await startRedisServer();
+  const admin = new Redis(server.url);
+  return {
+    backend: async () => {
+      await admin.flushall();
+      return { shared: true, open: () => RedisStore.connect({ url: server.url }) };
+    },
+    teardown: async () => {
+      await admin.quit();
+      await server.stop();
+    },
+  };
+});

@@ -1,0 +1,328 @@
+/**
+ * The Redis queue adapter (`ioredis`). Engines pointed at one Redis share
+ * their queues: each claims with Lua scripts, so a message goes to one of them
+ * at a time. Per queue `<q>` the keys are:
+ *
+ * | key | type | holds |
+ * | --- | --- | --- |
+ * | `queue:<q>:due` | sorted set | live message ids, scored by when they are due (a lease's end while claimed) |
+ * | `queue:<q>:dead` | sorted set | dead letter ids, scored by when they failed |
+ * | `queue:<q>:leases` | hash | id → the current lease token of a claimed message |
+ * | `queue:<q>:meta` | hash | id → `{f, t, tp?, bg?}`: function id, enqueue time, trace context |
+ * | `queue:<q>:data` | hash | id → the payload's JSON text |
+ * | `queue:<q>:attempts` | hash | id → failed deliveries so far |
+ * | `queue:<q>:errors` | hash | id → the last error's JSON text |
+ *
+ * and `queue:names` is the set of queue names. Messages due at the same
+ * millisecond come out in id order, not arrival order. Durability is that of
+ * the Redis server: enable `appendonly` there for messages to survive a Redis
+ * restart.
+ *
+ * @module
+ */
+
+import { Redis } from "ioredis";
+import type { ErrorBody, Logger } from "../../../engine/api.ts";
+import type {
+  ClaimedMessage,
+  DeadLetter,
+  MessageMeta,
+  NewMessage,
+  QueueCounts,
+  QueueStore,
+  Reschedule,
+} from "./store.ts";
+import { type QueueScripts, SCRIPTS } from "./redis_scripts.ts";
+
+/** Options of {@link RedisStore.connect}. */
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host[:port][/db]` or `rediss://…`. */
+  url: string;
+  /** Where connection trouble is reported. */
+  log?: Logger;
+}
+
+const NAMES = "queue:names";
+
+/** The keys of one queue, in the order the scripts take them. */
+function keys(queue: string) {
+  const k = (suffix: string) => `queue:${queue}:${suffix}`;
+  return {
+    due: k("due"),
+    dead: k("dead"),
+    leases: k("leases"),
+    meta: k("meta"),
+    data: k("data"),
+    attempts: k("attempts"),
+    errors: k("errors"),
+  };
+}
+
+/** The static part of a message's metadata, as stored in `meta`. */
+interface StaticMeta {
+  f: string;
+  t: number;
+  tp?: string;
+  bg?: string;
+}
+
+/** A {@link QueueStore} in Redis. */
+export class RedisStore implements QueueStore {
+  readonly adapter = "redis";
+  readonly #redis: Redis & QueueScripts;
+
+  private constructor(redis: Redis) {
+    for (const [name, script] of Object.entries(SCRIPTS)) redis.defineCommand(name, script);
+    this.#redis = redis as Redis & QueueScripts;
+  }
+
+  /** Connects to `options.url`; rejects when Redis does not answer. */
+  static async connect(options: RedisStoreOptions): Promise<RedisStore> {
+    const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+    let lastError = "";
+    redis.on("error", (error: Error) => {
+      // ioredis reconnects by itself; report each distinct trouble once.
+      if (error.message === lastError) return;
+      lastError = error.message;
+      options.log?.warn(`Redis connection trouble at ${redactUrl(options.url)}: ${error.message}`);
+    });
+    redis.on("ready", () => lastError = "");
+    try {
+      await redis.connect();
+    } catch (error) {
+      redis.disconnect();
+      throw new Error(
+        `Cannot connect to Redis at ${redactUrl(options.url)}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+    return new RedisStore(redis);
+  }
+
+  async enqueue(m: NewMessage): Promise<boolean> {
+    const k = keys(m.queue);
+    const meta: StaticMeta = { f: m.functionId, t: m.enqueuedAt };
+    if (m.traceparent !== undefined) meta.tp = m.traceparent;
+    if (m.baggage !== undefined) meta.bg = m.baggage;
+    const added = await this.#redis.queueEnqueue(
+      k.meta,
+      k.data,
+      k.due,
+      NAMES,
+      m.id,
+      JSON.stringify(meta),
+      m.dataText,
+      m.enqueuedAt,
+      m.queue,
+    );
+    return added === 1;
+  }
+
+  async claim(
+    queue: string,
+    now: number,
+    limit: number,
+    leaseUntil: number,
+  ): Promise<ClaimedMessage[]> {
+    if (limit <= 0) return [];
+    const k = keys(queue);
+    const flat = await this.#redis.queueClaim(
+      k.due,
+      k.leases,
+      k.meta,
+      k.data,
+      k.attempts,
+      k.errors,
+      now,
+      limit,
+      leaseUntil,
+      crypto.randomUUID(),
+    );
+    const claimed: ClaimedMessage[] = [];
+    for (let i = 0; i < flat.length; i += 6) {
+      const [id, lease, meta, data, attempts, error] = flat.slice(i, i + 6) as [
+        string,
+        string,
+        string,
+        string,
+        string | null,
+        string | null,
+      ];
+      claimed.push({ ...toMeta(queue, id, meta, attempts, error), data: JSON.parse(data), lease });
+    }
+    return claimed;
+  }
+
+  async ack(queue: string, id: string, lease: string): Promise<boolean> {
+    const k = keys(queue);
+    const done = await this.#redis.queueAck(
+      k.due,
+      k.leases,
+      k.meta,
+      k.data,
+      k.attempts,
+      k.errors,
+      id,
+      lease,
+    );
+    return done === 1;
+  }
+
+  async reschedule(
+    queue: string,
+    id: string,
+    lease: string,
+    change: Reschedule,
+  ): Promise<boolean> {
+    const k = keys(queue);
+    const done = await this.#redis.queueReschedule(
+      k.due,
+      k.leases,
+      k.attempts,
+      k.errors,
+      id,
+      lease,
+      change.visibleAt,
+      change.attempts,
+      change.lastError === undefined ? "" : JSON.stringify(change.lastError),
+    );
+    return done === 1;
+  }
+
+  async bury(
+    queue: string,
+    id: string,
+    lease: string,
+    end: { attempts: number; lastError: ErrorBody; failedAt: number },
+  ): Promise<boolean> {
+    const k = keys(queue);
+    const done = await this.#redis.queueBury(
+      k.due,
+      k.leases,
+      k.attempts,
+      k.errors,
+      k.dead,
+      id,
+      lease,
+      end.failedAt,
+      end.attempts,
+      JSON.stringify(end.lastError),
+    );
+    return done === 1;
+  }
+
+  async nextDue(queue: string): Promise<number | undefined> {
+    const first = await this.#redis.zrange(keys(queue).due, "0", "0", "WITHSCORES");
+    return first[1] === undefined ? undefined : Number(first[1]);
+  }
+
+  async queues(): Promise<string[]> {
+    return (await this.#redis.smembers(NAMES)).sort();
+  }
+
+  async counts(queue: string, now: number): Promise<QueueCounts> {
+    const k = keys(queue);
+    const [live, inFlight, dead] = await this.#redis.queueCounts(k.due, k.leases, k.dead, now);
+    return { depth: live - inFlight, inFlight, deadLetters: dead };
+  }
+
+  async deadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
+    const k = keys(queue);
+    const flat = await this.#redis.queueDeadLetters(
+      k.dead,
+      k.meta,
+      k.data,
+      k.attempts,
+      k.errors,
+      limit,
+    );
+    const letters: DeadLetter[] = [];
+    for (let i = 0; i < flat.length; i += 6) {
+      const [id, failedAt, meta, data, attempts, error] = flat.slice(i, i + 6) as [
+        string,
+        string,
+        string,
+        string,
+        string | null,
+        string | null,
+      ];
+      const m = toMeta(queue, id, meta, attempts, error);
+      letters.push({
+        ...m,
+        data: JSON.parse(data),
+        lastError: m.lastError ?? { code: "UNKNOWN", message: "No error recorded" },
+        failedAt: Number(failedAt),
+      });
+    }
+    return letters;
+  }
+
+  async redrive(queue: string, id: string | undefined, now: number): Promise<number> {
+    const k = keys(queue);
+    return await this.#redis.queueRedrive(
+      k.dead,
+      k.due,
+      k.attempts,
+      k.errors,
+      now,
+      id === undefined ? "1" : "0",
+      id ?? "",
+    );
+  }
+
+  async discard(queue: string, id: string): Promise<boolean> {
+    const k = keys(queue);
+    const done = await this.#redis.queueDiscard(
+      k.dead,
+      k.meta,
+      k.data,
+      k.attempts,
+      k.errors,
+      id,
+    );
+    return done === 1;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#redis.quit();
+    } catch {
+      // Already gone: nothing to release but the socket.
+    }
+    this.#redis.disconnect();
+  }
+}
+
+function toMeta(
+  queue: string,
+  id: string,
+  metaText: string,
+  attempts: string | null,
+  error: string | null,
+): MessageMeta {
+  const stored = JSON.parse(metaText) as StaticMeta;
+  const meta: MessageMeta = {
+    id,
+    queue,
+    functionId: stored.f,
+    enqueuedAt: stored.t,
+    attempts: attempts === null ? 0 : Number(attempts),
+  };
+  if (error !== null && error !== "") meta.lastError = JSON.parse(error);
+  if (stored.tp !== undefined) meta.traceparent = stored.tp;
+  if (stored.bg !== undefined) meta.baggage = stored.bg;
+  return meta;
+}
+
+/** The URL with any password replaced by `***`, fit for logs and errors. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The contract every queue adapter (SQLite, memory, Redis) implements.
+ *
+ * A message lives in one queue until it is acknowledged, or until it becomes
+ * a dead letter. Each live message has a `visibleAt` time: it can be claimed
+ * once that time has come. Claiming gives it a fresh lease token and hides it
+ * until `leaseUntil`; a claimed message whose lease runs out is due again, which
+ * is how messages claimed by an engine that died are delivered after all.
+ * `ack`, `reschedule` and `bury` take the lease token and do nothing (answer
+ * `false`) when it is no longer the message's current lease.
+ *
+ * Payloads are stored as their JSON text and parsed on the way out, so a read
+ * never hands out an object someone else could change in place.
+ *
+ * @module
+ */
+
+import type { ErrorBody } from "../../../engine/api.ts";
+
+/** A result adapters may hand back at once (SQLite, memory) or later (Redis). */
+export type Awaitable<T> = T | Promise<T>;
+
+/** A message as `enqueue` receives it. */
+export interface NewMessage {
+  /** The receipt id; unique within its queue. */
+  id: string;
+  queue: string;
+  functionId: string;
+  /** The payload's compact JSON text. */
+  dataText: string;
+  enqueuedAt: number;
+  traceparent?: string;
+  baggage?: string;
+}
+
+/** What a queue knows about a message besides its payload. */
+export interface MessageMeta {
+  id: string;
+  queue: string;
+  functionId: string;
+  enqueuedAt: number;
+  /** Deliveries that ended in failure so far. */
+  attempts: number;
+  lastError?: ErrorBody;
+  traceparent?: string;
+  baggage?: string;
+}
+
+/** A message handed out by `claim`. */
+export interface ClaimedMessage extends MessageMeta {
+  data: unknown;
+  /** The token `ack`, `reschedule` and `bury` must present. */
+  lease: string;
+}
+
+/** A message that used all its attempts. */
+export interface DeadLetter extends MessageMeta {
+  data: unknown;
+  lastError: ErrorBody;
+  failedAt: number;
+}
+
+/** The sizes of one queue. */
+export interface QueueCounts {
+  /** Live messages not being delivered: ready, waiting for a retry, or with an expired lease. */
+  depth: number;
+  /** Claimed messages whose lease has not run out. */
+  inFlight: number;
+  deadLetters: number;
+}
+
+/** How `reschedule` changes a claimed message. */
+export interface Reschedule {
+  /** The new count of failed deliveries. */
+  attempts: number;
+  visibleAt: number;
+  lastError?: ErrorBody;
+}
+
+/**
+ * A durable store of queued messages. Methods may answer synchronously (and
+ * throw synchronously): always `await` them. Every method is atomic on its
+ * own, also against other processes sharing the back end. An answered
+ * `enqueue` is stored durably.
+ */
+export interface QueueStore {
+  /** The adapter's name: `sqlite`, `memory` or `redis`. */
+  readonly adapter: string;
+  /** Stores a message, due at once; `false` (and nothing changes) when its id is already in the queue. */
+  enqueue(message: NewMessage): Awaitable<boolean>;
+  /**
+   * Claims up to `limit` messages of `queue` due at `now`, the earliest due
+   * first, hiding each until `leaseUntil`.
+   */
+  claim(queue: string, now: number, limit: number, leaseUntil: number): Awaitable<ClaimedMessage[]>;
+  /** Removes a delivered message. */
+  ack(queue: string, id: string, lease: string): Awaitable<boolean>;
+  /** Releases a claimed message to be due again at `change.visibleAt`. */
+  reschedule(queue: string, id: string, lease: string, change: Reschedule): Awaitable<boolean>;
+  /** Moves a claimed message to the queue's dead letters. */
+  bury(
+    queue: string,
+    id: string,
+    lease: string,
+    end: { attempts: number; lastError: ErrorBody; failedAt: number },
+  ): Awaitable<boolean>;
+  /** When the next live message of `queue` becomes due (a lease's end included), if any. */
+  nextDue(queue: string): Awaitable<number | undefined>;
+  /** Every queue that has held a message, sorted. */
+  queues(): Awaitable<string[]>;
+  counts(queue: string, now: number): Awaitable<QueueCounts>;
+  /** The queue's dead letters, oldest failure first, at most `limit`. */
+  deadLetters(queue: string, limit: number): Awaitable<DeadLetter[]>;
+  /**
+   * Puts the dead letter `id` (or every one when `id` is undefined) back in
+   * its queue, due at `now` with no failed attempts; answers how many moved.
+   */
+  redrive(queue: string, id: string | undefined, now: number): Awaitable<number>;
+  /** Deletes the dead letter `id`; `false` when there is none. */
+  discard(queue: string, id: string): Awaitable<boolean>;
+  /** Releases the back end; later calls fail. */
+  close(): Awaitable<void>;
+}

@@ -1,0 +1,353 @@
+/**
+ * The delivery loop: for each queue, claims due messages (at most
+ * `concurrency` in flight), calls their functions, and records each outcome
+ * as {@link decide} rules. One timer drives it all: it fires when the next
+ * message of any queue comes due (a retry, a waiting message, a lease that
+ * runs out), and at least every `pollMs` so messages another engine stored
+ * in a shared back end are picked up too.
+ *
+ * Delivery is at least once: a message is deleted only after its function
+ * answered, and a message claimed by an engine that died becomes due again
+ * when its lease (`visibility_timeout_ms` plus {@link LEASE_GRACE_MS}) ends.
+ *
+ * @module
+ */
+
+import { CallError, type ErrorBody, type Logger } from "../../engine/api.ts";
+import type { ClaimedMessage, QueueStore } from "./adapters/store.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type { QueueSettings } from "./config.ts";
+import { decide, type DeliveryOutcome, type Verdict } from "./retry.ts";
+
+/** A lease outlives the delivery's time-out by this much, so the time-out decides first. */
+export const LEASE_GRACE_MS = 1000;
+
+/** What the loop needs from the engine. */
+export interface DeliveryTarget {
+  call(
+    functionId: string,
+    data: unknown,
+    options: { timeoutMs: number; traceparent?: string; baggage?: string; signal: AbortSignal },
+  ): Promise<unknown>;
+  hasFunction(functionId: string): boolean;
+}
+
+/** Something that happened to a message, for counters and tests. */
+export interface DeliveryEvent {
+  queue: string;
+  id: string;
+  kind: Verdict["kind"];
+  /** The failed deliveries of the message after this one. */
+  attempts: number;
+  error?: ErrorBody;
+}
+
+export interface DispatcherOptions {
+  store: QueueStore;
+  settingsOf(queue: string): QueueSettings;
+  target: DeliveryTarget;
+  log: Logger;
+  clock?: Clock;
+  /** The longest the timer sleeps. Default 1000 ms. */
+  pollMs?: number;
+  /** How long `stop()` lets deliveries finish before stopping them. Default 5000 ms. */
+  shutdownGraceMs?: number;
+  onEvent?(event: DeliveryEvent): void;
+}
+
+interface QueueState {
+  inFlight: number;
+  pumping: boolean;
+  /** A pump was asked for while one was running. */
+  again: boolean;
+}
+
+/** The delivery loop of every queue of one worker. */
+export class Dispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #clock: Clock;
+  readonly #queues = new Map<string, QueueState>();
+  readonly #deliveries = new Set<Promise<void>>();
+  readonly #abort = new AbortController();
+  #timer: unknown;
+  #timerAt = Infinity;
+  #planning = false;
+  #planAgain = false;
+  #busy = 0;
+  #idle: (() => void)[] = [];
+  #stopping = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Starts delivering `queues` (and any queue {@link notify} names later). */
+  start(queues: Iterable<string>): void {
+    for (const queue of queues) this.notify(queue);
+    this.#plan();
+  }
+
+  /** Says that `queue` may have new messages due now. */
+  notify(queue: string): void {
+    if (this.#stopping) return;
+    void this.#pump(queue);
+  }
+
+  /** Deliveries of `queue` in flight from this worker. */
+  inFlight(queue: string): number {
+    return this.#queues.get(queue)?.inFlight ?? 0;
+  }
+
+  /** The queues this loop delivers. */
+  get queues(): string[] {
+    return [...this.#queues.keys()];
+  }
+
+  /** Resolves once no claim, outcome write or timer planning is under way. */
+  idle(): Promise<void> {
+    if (this.#busy === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /**
+   * Stops claiming, lets deliveries in flight finish for the grace period,
+   * then stops the rest; their messages are released without using an
+   * attempt. The store stays open (the caller closes it).
+   */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const grace = this.#o.shutdownGraceMs ?? 5000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#deliveries]),
+      new Promise((resolve) => timer = setTimeout(resolve, grace)),
+    ]);
+    clearTimeout(timer);
+    this.#abort.abort(new Error("the queue worker is stopping"));
+    while (this.#deliveries.size > 0 || this.#busy > 0) {
+      await Promise.allSettled([...this.#deliveries]);
+      await this.idle();
+    }
+  }
+
+  #state(queue: string): QueueState {
+    let state = this.#queues.get(queue);
+    if (state === undefined) {
+      state = { inFlight: 0, pumping: false, again: false };
+      this.#queues.set(queue, state);
+    }
+    return state;
+  }
+
+  async #pump(queue: string): Promise<void> {
+    const state = this.#state(queue);
+    if (state.pumping) {
+      state.again = true;
+      return;
+    }
+    state.pumping = true;
+    this.#busy++;
+    try {
+      while (!this.#stopping) {
+        state.again = false;
+        const settings = this.#o.settingsOf(queue);
+        const free = settings.concurrency - state.inFlight;
+        if (free <= 0) break;
+        const now = this.#clock.now();
+        const leaseUntil = now + settings.visibility_timeout_ms + LEASE_GRACE_MS;
+        const claimed = await this.#o.store.claim(queue, now, free, leaseUntil);
+        for (const message of claimed) this.#deliver(message, settings);
+        if (!state.again && claimed.length < free) break;
+      }
+    } catch (error) {
+      this.#o.log.error(`Cannot claim messages of queue "${queue}": ${messageOf(error)}`);
+    } finally {
+      state.pumping = false;
+      this.#plan();
+      this.#done();
+    }
+  }
+
+  #deliver(message: ClaimedMessage, settings: QueueSettings): void {
+    const state = this.#state(message.queue);
+    state.inFlight++;
+    const delivery: Promise<void> = this.#run(message, settings, () => {
+      state.inFlight--;
+      this.#deliveries.delete(delivery);
+      // Pump before the busy count can drop to zero, so `idle()` covers the next claim.
+      this.notify(message.queue);
+    });
+    this.#deliveries.add(delivery);
+  }
+
+  async #run(
+    message: ClaimedMessage,
+    settings: QueueSettings,
+    finished: () => void,
+  ): Promise<void> {
+    const { target } = this.#o;
+    let outcome: DeliveryOutcome;
+    // Stopped by the shutdown rather than failed: the message goes back as it was.
+    let released = this.#stopping;
+    if (released) {
+      outcome = { ok: false, error: stopped(), functionMissing: false };
+    } else if (!target.hasFunction(message.functionId)) {
+      outcome = { ok: false, error: notRegistered(message.functionId), functionMissing: true };
+    } else {
+      try {
+        await target.call(message.functionId, message.data, {
+          timeoutMs: settings.visibility_timeout_ms,
+          signal: this.#abort.signal,
+          ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
+          ...(message.baggage === undefined ? {} : { baggage: message.baggage }),
+        });
+        outcome = { ok: true };
+      } catch (error) {
+        released = this.#abort.signal.aborted;
+        const body = bodyOf(error);
+        const functionMissing = body.code === "function_not_found" &&
+          !target.hasFunction(message.functionId);
+        outcome = { ok: false, error: body, functionMissing };
+      }
+    }
+    this.#busy++;
+    try {
+      await this.#record(message, settings, outcome, released);
+    } catch (error) {
+      this.#o.log.error(
+        `Cannot record the delivery of message "${message.id}" of queue "${message.queue}": ${
+          messageOf(error)
+        }: it is delivered again when its lease ends`,
+      );
+    } finally {
+      finished();
+      this.#done();
+    }
+  }
+
+  async #record(
+    message: ClaimedMessage,
+    settings: QueueSettings,
+    outcome: DeliveryOutcome,
+    released: boolean,
+  ): Promise<void> {
+    const { store } = this.#o;
+    const { queue, id, lease } = message;
+    const now = this.#clock.now();
+    if (!outcome.ok && released) {
+      await store.reschedule(queue, id, lease, {
+        attempts: message.attempts,
+        visibleAt: now,
+        ...(message.lastError === undefined ? {} : { lastError: message.lastError }),
+      });
+      return;
+    }
+    const verdict = decide(outcome, message.attempts, settings, now);
+    let recorded: boolean;
+    switch (verdict.kind) {
+      case "ack":
+        recorded = await store.ack(queue, id, lease);
+        break;
+      case "retry":
+      case "wait":
+        recorded = await store.reschedule(queue, id, lease, verdict);
+        break;
+      case "bury":
+        recorded = await store.bury(queue, id, lease, verdict);
+        this.#o.log.warn(
+          `Message "${id}" of queue "${queue}" is now a dead letter after ${verdict.attempts} attempts: ${verdict.lastError.code}: ${verdict.lastError.message}`,
+          { queue, message_id: id, function_id: message.functionId },
+        );
+        break;
+    }
+    if (!recorded) {
+      this.#o.log.warn(
+        `Message "${id}" of queue "${queue}" was claimed again before its delivery ended: its lease ran out`,
+      );
+      return;
+    }
+    this.#o.onEvent?.({
+      queue,
+      id,
+      kind: verdict.kind,
+      attempts: verdict.kind === "ack" ? message.attempts : verdict.attempts,
+      ...(verdict.kind === "ack" ? {} : { error: verdict.lastError }),
+    });
+  }
+
+  /** Sets the one timer for when the next message comes due (coalesced). */
+  #plan(): void {
+    if (this.#stopping) return;
+    if (this.#planning) {
+      this.#planAgain = true;
+      return;
+    }
+    this.#planning = true;
+    this.#busy++;
+    (async () => {
+      do {
+        this.#planAgain = false;
+        let next = this.#clock.now() + (this.#o.pollMs ?? 1000);
+        for (const [queue, state] of this.#queues) {
+          if (state.pumping || state.inFlight >= this.#o.settingsOf(queue).concurrency) continue;
+          const due = await this.#o.store.nextDue(queue);
+          if (due !== undefined && due < next) next = due;
+        }
+        this.#arm(next);
+      } while (this.#planAgain && !this.#stopping);
+    })().catch((error) => {
+      this.#o.log.error(`Cannot plan the next deliveries: ${messageOf(error)}`);
+      this.#arm(this.#clock.now() + (this.#o.pollMs ?? 1000));
+    }).finally(() => {
+      this.#planning = false;
+      this.#done();
+    });
+  }
+
+  #arm(at: number): void {
+    if (this.#stopping) return;
+    if (this.#timer !== undefined) {
+      if (this.#timerAt <= at) return;
+      this.#clock.clearTimeout(this.#timer);
+    }
+    this.#timerAt = at;
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.#timerAt = Infinity;
+      for (const queue of this.#queues.keys()) this.notify(queue);
+      this.#plan();
+    }, Math.max(1, at - this.#clock.now()));
+  }
+
+  #done(): void {
+    if (--this.#busy > 0) return;
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+}
+
+function notRegistered(functionId: string): ErrorBody {
+  return {
+    code: "function_not_found",
+    message: `Function ${functionId} is not registered: the message waits for it`,
+  };
+}
+
+function stopped(): ErrorBody {
+  return {
+    code: "invocation_stopped",
+    message: "Invocation stopped: the queue worker is stopping",
+  };
+}
+
+function bodyOf(error: unknown): ErrorBody {
+  if (error instanceof CallError) return error.toBody();
+  return { code: "invocation_failed", message: messageOf(error) };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,248 @@
+/**
+ * The `engine::queue::*` functions: `enqueue` (what `TriggerAction.Enqueue`
+ * reaches through the engine) and the functions that inspect and manage
+ * queues and their dead letters. Shapes are in README.md.
+ *
+ * @module
+ */
+
+import { CallError, type EngineApi, type FunctionHandler, type Logger } from "../../engine/api.ts";
+import type { Awaitable, DeadLetter, QueueStore } from "./adapters/store.ts";
+import type { Clock } from "./clock.ts";
+import { isConfigured, type QueueConfig, settingsOf } from "./config.ts";
+import type { Counters } from "./counters.ts";
+import type { Dispatcher } from "./dispatcher.ts";
+import {
+  DeadLettersInput,
+  DiscardInput,
+  EnqueueInput,
+  QueueInput,
+  readInput,
+  RedriveInput,
+} from "./input.ts";
+
+export const QUEUE_FUNCTIONS = {
+  enqueue: "engine::queue::enqueue",
+  list: "engine::queue::list",
+  deadLetters: "engine::queue::dead_letters",
+  redrive: "engine::queue::redrive",
+  discard: "engine::queue::discard",
+  stats: "engine::queue::stats",
+} as const;
+
+/** What the functions work with. */
+export interface QueueFunctionsOptions {
+  config: QueueConfig;
+  store: QueueStore;
+  dispatcher: Dispatcher;
+  counters: Counters;
+  clock: Clock;
+  log: Logger;
+}
+
+/** One function of the worker: its handler and description. */
+export interface QueueFunction {
+  description: string;
+  handler: FunctionHandler;
+}
+
+const encoder = new TextEncoder();
+
+/** The `engine::queue::*` functions by id. */
+export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, QueueFunction> {
+  const { config, store, dispatcher, counters, clock } = o;
+  const guard = storeGuard(o.log);
+  const F = QUEUE_FUNCTIONS;
+
+  /** Every queue the worker knows: configured, stored or being delivered. */
+  const knownQueues = async () =>
+    new Set([
+      ...Object.keys(config.queues),
+      ...await guard("list the queues", () => store.queues()),
+      ...dispatcher.queues,
+    ]);
+  const requireQueue = async (queue: string) => {
+    if (isConfigured(config, queue) || (await knownQueues()).has(queue)) return;
+    throw new CallError({ code: "QUEUE_NOT_FOUND", message: `Queue "${queue}" not found` });
+  };
+
+  return {
+    [F.enqueue]: {
+      description:
+        "Stores {queue, function_id, data} durably for delivery; returns {messageReceiptId}",
+      handler: async (payload) => {
+        const input = readInput(F.enqueue, EnqueueInput, payload);
+        const { queue } = input;
+        if (!config.auto_create_queues && !isConfigured(config, queue)) {
+          throw new CallError({
+            code: "QUEUE_NOT_FOUND",
+            message:
+              `Queue "${queue}" is not configured: add it under "queues" in the engine-queue config, or set "auto_create_queues: true"`,
+          });
+        }
+        const dataText = JSON.stringify(input.data ?? null);
+        const size = encoder.encode(dataText).length;
+        if (size > config.max_payload_bytes) {
+          throw new CallError({
+            code: "PAYLOAD_TOO_LARGE",
+            message:
+              `Cannot enqueue to queue "${queue}": the payload is ${size} bytes, over the limit of ${config.max_payload_bytes} (max_payload_bytes)`,
+          });
+        }
+        const id = input.messageReceiptId ?? crypto.randomUUID();
+        await guard(`store a message in queue "${queue}"`, () =>
+          store.enqueue({
+            id,
+            queue,
+            functionId: input.function_id,
+            dataText,
+            enqueuedAt: clock.now(),
+            ...(input.traceparent === undefined ? {} : { traceparent: input.traceparent }),
+            ...(input.baggage === undefined ? {} : { baggage: input.baggage }),
+          }));
+        counters.add(queue, "enqueued");
+        dispatcher.notify(queue);
+        return { messageReceiptId: id };
+      },
+    },
+
+    [F.list]: {
+      description:
+        "Lists the queues: [{name, depth, in_flight, dead_letters, configured, settings}]",
+      handler: async () => {
+        const now = clock.now();
+        const names = [...await knownQueues()].sort();
+        const queues = await Promise.all(names.map(async (name) => {
+          const counts = await guard(`count queue "${name}"`, () => store.counts(name, now));
+          return {
+            name,
+            depth: counts.depth,
+            in_flight: counts.inFlight,
+            dead_letters: counts.deadLetters,
+            configured: isConfigured(config, name),
+            settings: settingsOf(config, name),
+          };
+        }));
+        return { adapter: store.adapter, queues };
+      },
+    },
+
+    [F.deadLetters]: {
+      description: "Lists the dead letters of {queue, limit?}, oldest failure first",
+      handler: async (payload) => {
+        const { queue, limit } = readInput(F.deadLetters, DeadLettersInput, payload);
+        await requireQueue(queue);
+        const [letters, counts] = await Promise.all([
+          guard(`list the dead letters of queue "${queue}"`, () => store.deadLetters(queue, limit)),
+          guard(`count queue "${queue}"`, () => store.counts(queue, clock.now())),
+        ]);
+        return { queue, total: counts.deadLetters, dead_letters: letters.map(deadLetterView) };
+      },
+    },
+
+    [F.redrive]: {
+      description:
+        "Puts the dead letter {queue, id} (or every one of {queue}) back for delivery; returns {redriven}",
+      handler: async (payload) => {
+        const { queue, id } = readInput(F.redrive, RedriveInput, payload);
+        await requireQueue(queue);
+        const redriven = await guard(
+          `redrive queue "${queue}"`,
+          () => store.redrive(queue, id, clock.now()),
+        );
+        if (id !== undefined && redriven === 0) throw deadLetterNotFound(queue, id);
+        counters.add(queue, "redriven", redriven);
+        if (redriven > 0) dispatcher.notify(queue);
+        return { queue, redriven };
+      },
+    },
+
+    [F.discard]: {
+      description: "Deletes the dead letter {queue, id}",
+      handler: async (payload) => {
+        const { queue, id } = readInput(F.discard, DiscardInput, payload);
+        await requireQueue(queue);
+        const discarded = await guard(
+          `discard a dead letter of queue "${queue}"`,
+          () => store.discard(queue, id),
+        );
+        if (!discarded) throw deadLetterNotFound(queue, id);
+        counters.add(queue, "discarded");
+        return { queue, id, discarded: true };
+      },
+    },
+
+    [F.stats]: {
+      description: "Counts what each queue did since the engine started, and what is in flight",
+      handler: async (payload) => {
+        const only = payload === undefined || payload === null ||
+            (typeof payload === "object" && !("queue" in payload))
+          ? undefined
+          : readInput(F.stats, QueueInput, payload).queue;
+        if (only !== undefined) await requireQueue(only);
+        const names = only === undefined
+          ? [...new Set([...await knownQueues(), ...counters.queues()])].sort()
+          : [only];
+        return {
+          adapter: store.adapter,
+          since_ms: counters.since,
+          totals: counters.totals(),
+          queues: Object.fromEntries(
+            names.map((
+              name,
+            ) => [name, { ...counters.of(name), in_flight: dispatcher.inFlight(name) }]),
+          ),
+        };
+      },
+    },
+  };
+}
+
+/** Registers `functions` with the engine; returns their unregister. */
+export function registerQueueFunctions(
+  api: EngineApi,
+  functions: Record<string, QueueFunction>,
+): () => void {
+  const unregisters = Object.entries(functions).map(([id, fn]) =>
+    api.registerFunction(id, fn.handler, { description: fn.description })
+  );
+  return () => unregisters.forEach((unregister) => unregister());
+}
+
+/** A dead letter as the functions return it. */
+export function deadLetterView(letter: DeadLetter): Record<string, unknown> {
+  return {
+    id: letter.id,
+    function_id: letter.functionId,
+    data: letter.data,
+    attempts: letter.attempts,
+    last_error: letter.lastError,
+    enqueued_at_ms: letter.enqueuedAt,
+    failed_at_ms: letter.failedAt,
+    ...(letter.traceparent === undefined ? {} : { traceparent: letter.traceparent }),
+  };
+}
+
+function deadLetterNotFound(queue: string, id: string): CallError {
+  return new CallError({
+    code: "NOT_FOUND",
+    message: `Dead letter "${id}" not found in queue "${queue}"`,
+  });
+}
+
+/**
+ * Runs a store call; a failure that is not already a `CallError` (a full
+ * disk, Redis gone) becomes one with code `QUEUE_STORE_ERROR`, and is logged.
+ */
+function storeGuard(log: Logger) {
+  return async function guard<T>(action: string, call: () => Awaitable<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof CallError) throw error;
+      const message = `Cannot ${action}: ${error instanceof Error ? error.message : String(error)}`;
+      log.error(message);
+      throw new CallError({ code: "QUEUE_STORE_ERROR", message });
+    }
+  };
+}
