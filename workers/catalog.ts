@@ -6,11 +6,13 @@
  */
 import type { BuiltinWorker } from "../engine/api.ts";
 import { httpWorker } from "./http/mod.ts";
+import { queueWorker } from "./queue/mod.ts";
 import { stateWorker } from "./state/mod.ts";
 
 export const BUILTIN_WORKERS: Record<string, BuiltinWorker<unknown>> = {
   [httpWorker.name]: httpWorker as BuiltinWorker<unknown>,
   [stateWorker.name]: stateWorker as BuiltinWorker<unknown>,
+  [queueWorker.name]: queueWorker as BuiltinWorker<unknown>,
 };
 
 /** Each built-in worker's config parser, for the config loader. */
