@@ -72,6 +72,8 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
     };
   };
   const nameOf = (workerId: string) => engine.workers.get(workerId)?.name ?? workerId;
+  const isInternal = (functionId: string) =>
+    engine.functions.replicas(functionId)[0]?.info.metadata?.internal === true;
 
   const levels: LogLevel[] = ["debug", "info", "warn", "error"];
   const entries = [
@@ -140,17 +142,20 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
       functions: engine.functions.size,
       invocations_in_flight: engine.invocations.size,
     })),
-    fn("engine::invocations::stats", anyObject, () => {
+    // Counts the calls doing work: not this one, nor internal ones (logging, listeners).
+    fn("engine::invocations::stats", anyObject, (_input, ctx) => {
+      const perFunction: Record<string, number> = {};
       const perWorker: Record<string, number> = {};
-      for (const w of engine.workers.values()) {
-        const n = engine.invocations.inFlight(w.id);
-        if (n > 0) perWorker[w.name] = (perWorker[w.name] ?? 0) + n;
+      let inFlight = 0;
+      for (const id of engine.invocations.ids()) {
+        const inv = engine.invocations.get(id);
+        if (!inv || id === ctx.invocationId || isInternal(inv.functionId)) continue;
+        inFlight++;
+        perFunction[inv.functionId] = (perFunction[inv.functionId] ?? 0) + 1;
+        const worker = nameOf(inv.target);
+        perWorker[worker] = (perWorker[worker] ?? 0) + 1;
       }
-      return {
-        in_flight: engine.invocations.size,
-        per_function: engine.invocations.perFunction(),
-        per_worker: perWorker,
-      };
+      return { in_flight: inFlight, per_function: perFunction, per_worker: perWorker };
     }),
     fn(
       "engine::logs::list",

@@ -7,7 +7,7 @@
  * @module
  */
 import { Hono } from "hono";
-import type { Logger } from "../../engine/api.ts";
+import type { Logger, SpanRecord } from "../../engine/api.ts";
 import { requestAborted, type RequestScope } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
 import { Code, errorReply, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
@@ -15,6 +15,7 @@ import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
 import { traceparentFor } from "./trace.ts";
+import { type RequestFacts, requestSpan } from "./request_span.ts";
 
 export interface AppOptions {
   /** The current matcher; called once per request. */
@@ -28,6 +29,8 @@ export interface AppOptions {
   /** Aborted when the worker stops: requests in progress end at once. */
   stopping: AbortSignal;
   log: Logger;
+  /** Receives the span of each routed request (the engine's trace store). */
+  recordSpan?: ((span: SpanRecord) => void) | undefined;
 }
 
 /** Builds the app; `app.request()` drives it in tests, `Deno.serve` in production. */
@@ -76,6 +79,14 @@ export function createApp(options: AppOptions): Hono {
     const baggage = request.headers.get("baggage");
     if (baggage !== null) scope.baggage = baggage;
 
+    const facts: RequestFacts = {
+      method: request.method,
+      route: match.route.pattern,
+      path,
+      inbound: request.headers.get("traceparent"),
+      traceparent: scope.traceparent,
+      start: Date.now(),
+    };
     let response: Response;
     try {
       if (!limiter.tryAcquire()) await waitForSlot(limiter, scope);
@@ -91,10 +102,14 @@ export function createApp(options: AppOptions): Hono {
       } finally {
         limiter.release();
       }
+    } catch (error) {
+      record(options, facts, { error });
+      throw error;
     } finally {
       clearTimeout(timer);
       live.delete(controller);
     }
+    record(options, facts, { response });
     cors?.decorate(response.headers, request.headers.get("origin"));
     return response;
   });
@@ -106,6 +121,16 @@ export function createApp(options: AppOptions): Hono {
   });
 
   return app;
+}
+
+function record(
+  options: AppOptions,
+  facts: RequestFacts,
+  outcome: { response: Response } | { error: unknown },
+): void {
+  if (!options.recordSpan) return;
+  const span = requestSpan(facts, outcome);
+  if (span) options.recordSpan(span);
 }
 
 const TIMED_OUT = new DOMException("Request timed out", "TimeoutError");

@@ -60,6 +60,7 @@ export function startHttpWorker(
     defaultTimeout: config.default_timeout,
     stopping: stopping.signal,
     log: api.log,
+    recordSpan: (span) => api.recordSpan(span),
   });
 
   let server: Deno.HttpServer<Deno.NetAddr>;
