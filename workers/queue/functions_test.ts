@@ -1,0 +1,266 @@
+/**
+ * The `engine::queue::*` functions through a real engine in this process
+ * (memory adapter) and raw protocol workers: the enqueue action of the
+ * engine, bad input, and the shapes of the management functions.
+ */
+
+import assert from "node:assert/strict";
+import { startEngine } from "../../engine/engine.ts";
+import { type Frame, RawWorker } from "../../tests/support/raw_worker.ts";
+import { queueWorker } from "./mod.ts";
+
+type Running = Awaited<ReturnType<typeof startEngine>>;
+
+async function withEngine(
+  config: Record<string, unknown> | undefined,
+  body: (engine: Running, worker: RawWorker) => Promise<void>,
+): Promise<void> {
+  const engine = await startEngine({
+    port: 0,
+    ...(config === undefined ? {} : { builtins: [{ worker: queueWorker, config }] }),
+  });
+  const worker = await RawWorker.connect(engine.url);
+  try {
+    await body(engine, worker);
+  } finally {
+    await worker.close();
+    await engine.stop();
+  }
+}
+
+/** Sends `invokefunction` with the enqueue action; resolves with the result frame. */
+async function enqueue(
+  worker: RawWorker,
+  queue: string,
+  functionId: string,
+  data: unknown,
+): Promise<Frame> {
+  const id = crypto.randomUUID();
+  const answer = worker.next((f) => f.type === "invocationresult" && f.invocation_id === id);
+  worker.send({
+    type: "invokefunction",
+    invocation_id: id,
+    function_id: functionId,
+    data,
+    action: { type: "enqueue", queue },
+  });
+  return await answer;
+}
+
+/** Resolves once the queue worker has logged `count` messages becoming dead letters. */
+function deadLetterLogs(engine: Running, count: number): Promise<void> {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  let seen = 0;
+  const unsubscribe = engine.logs.ring.subscribe((entry) => {
+    if (!/is now a dead letter/.test(entry.message) || ++seen < count) return;
+    unsubscribe();
+    resolve();
+  });
+  return promise;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const FAST = { backoff_ms: 10, max_backoff_ms: 10, visibility_timeout_ms: 2000 };
+
+Deno.test("enqueue answers with a receipt and the message reaches its function", async () => {
+  await withEngine({ adapter: "memory", default_queue: FAST }, async (engine, worker) => {
+    const delivered = Promise.withResolvers<Frame>();
+    worker.serve("jobs::run", (_data, frame) => {
+      delivered.resolve(frame);
+      return { done: true };
+    });
+    const answer = await enqueue(worker, "jobs", "jobs::run", { n: 1 });
+    assert.equal(answer.error, undefined);
+    assert.match(answer.result.messageReceiptId, UUID);
+    const frame = await delivered.promise;
+    assert.deepEqual(frame.data, { n: 1 });
+    assert.match(frame.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    assert.equal(engine.describeBuiltin("engine-queue")?.adapter, "memory");
+  });
+});
+
+Deno.test("enqueue without the queue worker fails with enqueue_error saying how to add it", async () => {
+  await withEngine(undefined, async (_engine, worker) => {
+    const answer = await enqueue(worker, "jobs", "jobs::run", {});
+    assert.equal(answer.error.code, "enqueue_error");
+    assert.match(answer.error.message, /engine worker add engine-queue/);
+  });
+});
+
+Deno.test("enqueue refuses bad input with enqueue_error and a clear message", async () => {
+  const config = {
+    adapter: "memory",
+    auto_create_queues: false,
+    max_payload_bytes: 100,
+    queues: { jobs: null },
+  };
+  await withEngine(config, async (_engine, worker) => {
+    const cases: [queue: string, functionId: string, data: unknown, message: string][] = [
+      [
+        "nope",
+        "jobs::run",
+        {},
+        `Queue "nope" is not configured: add it under "queues" in the engine-queue config, or set "auto_create_queues: true"`,
+      ],
+      [
+        "jobs",
+        "jobs::run",
+        { text: "x".repeat(100) },
+        `Cannot enqueue to queue "jobs": the payload is 111 bytes, over the limit of 100 (max_payload_bytes)`,
+      ],
+      [
+        "bad queue",
+        "jobs::run",
+        {},
+        `Invalid input for engine::queue::enqueue: "queue": Invalid queue name "bad queue": a queue name is 1 to 128 letters, digits, '.', '_', '-' and ':', starting with a letter or digit`,
+      ],
+    ];
+    for (const [queue, functionId, data, message] of cases) {
+      const answer = await enqueue(worker, queue, functionId, data);
+      assert.deepEqual(answer.error, { code: "enqueue_error", message }, queue);
+    }
+    const direct = await worker.call("engine::queue::enqueue", {
+      queue: "jobs",
+      function_id: "not an id",
+      data: 1,
+    });
+    assert.equal(direct.error.code, "INVALID_ARGUMENT");
+    assert.match(
+      direct.error.message,
+      /^Invalid input for engine::queue::enqueue: "function_id": Invalid function id "not an id"/,
+    );
+  });
+});
+
+Deno.test("enqueue creates an unknown queue on first use when auto_create_queues is on", async () => {
+  await withEngine({ adapter: "memory", default_queue: { concurrency: 3 } }, async (_e, worker) => {
+    const answer = await enqueue(worker, "fresh", "nobody::home", { a: 1 });
+    assert.match(answer.result.messageReceiptId, UUID);
+    const list = await worker.call("engine::queue::list", {});
+    const fresh = list.result.queues.find((q: Frame) => q.name === "fresh");
+    assert.equal(fresh.configured, false);
+    assert.equal(fresh.settings.concurrency, 3);
+    assert.equal(fresh.depth + fresh.in_flight, 1);
+  });
+});
+
+Deno.test("engine::queue::enqueue called directly keeps a given receipt id and stores it once", async () => {
+  await withEngine({ adapter: "memory" }, async (_e, worker) => {
+    const payload = {
+      queue: "jobs",
+      function_id: "nobody::home",
+      data: 1,
+      messageReceiptId: "r-1",
+    };
+    for (let i = 0; i < 2; i++) {
+      const answer = await worker.call("engine::queue::enqueue", payload);
+      assert.deepEqual(answer.result, { messageReceiptId: "r-1" });
+    }
+    const stats = await worker.call("engine::queue::stats", { queue: "jobs" });
+    assert.equal(stats.result.queues.jobs.enqueued, 2);
+    const list = await worker.call("engine::queue::list", {});
+    const jobs = list.result.queues.find((q: Frame) => q.name === "jobs");
+    assert.equal(jobs.depth + jobs.in_flight, 1, "a repeated receipt id is stored once");
+  });
+});
+
+Deno.test("dead letters can be listed, redriven and discarded; unknown ones are errors", async () => {
+  const config = { adapter: "memory", queues: { jobs: { ...FAST, max_attempts: 2 } } };
+  await withEngine(config, async (engine, worker) => {
+    const buried = deadLetterLogs(engine, 2);
+    let fail = true;
+    const redelivered = Promise.withResolvers<unknown>();
+    worker.serve("jobs::flaky", (data) => {
+      if (fail) throw new Error(`failed on ${JSON.stringify(data)}`);
+      redelivered.resolve(data);
+      return null;
+    });
+    const receipts: string[] = [];
+    for (const n of [1, 2]) {
+      receipts.push((await enqueue(worker, "jobs", "jobs::flaky", { n })).result.messageReceiptId);
+    }
+    await buried;
+    const dead: Frame[] =
+      (await worker.call("engine::queue::dead_letters", { queue: "jobs" })).result.dead_letters;
+    assert.equal(dead.length, 2);
+    const first = dead.find((d) => d.id === receipts[0])!;
+    assert.equal(first.function_id, "jobs::flaky");
+    assert.deepEqual(first.data, { n: 1 });
+    assert.equal(first.attempts, 2);
+    assert.equal(first.last_error.code, "invocation_failed");
+    assert.equal(first.last_error.message, 'failed on {"n":1}');
+    assert.equal(typeof first.failed_at_ms, "number");
+
+    const list = await worker.call("engine::queue::list", {});
+    const jobs = list.result.queues.find((q: Frame) => q.name === "jobs");
+    assert.deepEqual(
+      { depth: jobs.depth, in_flight: jobs.in_flight, dead_letters: jobs.dead_letters },
+      { depth: 0, in_flight: 0, dead_letters: 2 },
+    );
+    assert.equal(jobs.settings.max_attempts, 2);
+
+    const discarded = await worker.call("engine::queue::discard", {
+      queue: "jobs",
+      id: receipts[1],
+    });
+    assert.deepEqual(discarded.result, { queue: "jobs", id: receipts[1], discarded: true });
+
+    fail = false;
+    const redriven = await worker.call("engine::queue::redrive", {
+      queue: "jobs",
+      id: receipts[0],
+    });
+    assert.deepEqual(redriven.result, { queue: "jobs", redriven: 1 });
+    assert.deepEqual(await redelivered.promise, { n: 1 });
+
+    const errors: [fn: string, payload: unknown, code: string, message: RegExp][] = [
+      [
+        "engine::queue::redrive",
+        { queue: "jobs", id: "r-x" },
+        "NOT_FOUND",
+        /^Dead letter "r-x" not found in queue "jobs"$/,
+      ],
+      [
+        "engine::queue::discard",
+        { queue: "jobs", id: receipts[1] },
+        "NOT_FOUND",
+        /not found in queue "jobs"/,
+      ],
+      [
+        "engine::queue::dead_letters",
+        { queue: "ghost" },
+        "QUEUE_NOT_FOUND",
+        /^Queue "ghost" not found$/,
+      ],
+      [
+        "engine::queue::redrive",
+        { queue: "ghost" },
+        "QUEUE_NOT_FOUND",
+        /^Queue "ghost" not found$/,
+      ],
+      [
+        "engine::queue::discard",
+        { queue: "jobs" },
+        "INVALID_ARGUMENT",
+        /^Invalid input for engine::queue::discard: "id": /,
+      ],
+      ["engine::queue::dead_letters", { queue: "jobs", limit: 0 }, "INVALID_ARGUMENT", /"limit"/],
+      ["engine::queue::dead_letters", [], "INVALID_ARGUMENT", /the payload/],
+    ];
+    for (const [fn, payload, code, message] of errors) {
+      const answer = await worker.call(fn, payload);
+      assert.equal(answer.error?.code, code, `${fn} ${JSON.stringify(payload)}`);
+      assert.match(answer.error.message, message);
+    }
+    const stats = await worker.call("engine::queue::stats", {});
+    assert.deepEqual(
+      {
+        enqueued: stats.result.totals.enqueued,
+        dead_lettered: stats.result.totals.dead_lettered,
+        redriven: stats.result.totals.redriven,
+        discarded: stats.result.totals.discarded,
+      },
+      { enqueued: 2, dead_lettered: 2, redriven: 1, discarded: 1 },
+    );
+  });
+});
