@@ -1,0 +1,141 @@
+/**
+ * The console's JSON API: each route is one or two calls of `engine::*` or
+ * `state::*` functions, so what a page shows, a script calling those
+ * functions can read too.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { type EngineLink, LinkError } from "./link.ts";
+import { queuesSnapshot } from "./queues.ts";
+import { sendHttpRequest } from "./http_request.ts";
+
+/** Mounted under `/api` by the server. */
+export function createApi(link: EngineLink, info: { version: string }): Hono {
+  const api = new Hono();
+  const call = (id: string, payload: unknown = {}) => link.call(id, payload);
+
+  api.get("/config", (c) => c.json({ engine_url: link.engineUrl, version: info.version }));
+  api.get("/health", async (c) => c.json(await call("engine::health::check")));
+  api.get("/workers", async (c) => c.json(await call("engine::workers::list")));
+  api.get("/functions", async (c) =>
+    c.json(
+      await call("engine::functions::list", {
+        include_internal: c.req.query("internal") === "1",
+      }),
+    ));
+  api.get("/triggers", async (c) => {
+    const [registered, types] = await Promise.all([
+      call("engine::registered-triggers::list") as Promise<{ registered_triggers: unknown[] }>,
+      call("engine::triggers::list") as Promise<{ triggers: unknown[] }>,
+    ]);
+    return c.json({ triggers: registered.registered_triggers, types: types.triggers });
+  });
+  api.get("/queues", async (c) => c.json(await queuesSnapshot(link)));
+  api.get("/logs", async (c) => {
+    const q = c.req.query();
+    const limit = Number(q.limit ?? 500);
+    return c.json(
+      await call("engine::logs::list", {
+        ...(q.level ? { level: q.level } : {}),
+        ...(q.worker ? { worker: q.worker } : {}),
+        ...(q.function_id ? { function_id: q.function_id } : {}),
+        ...(q.trace_id ? { trace_id: q.trace_id } : {}),
+        ...(q.text ? { text: q.text } : {}),
+        limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 10_000) : 500,
+      }),
+    );
+  });
+  api.get("/traces", async (c) => {
+    const limit = Number(c.req.query("limit") ?? 100);
+    return c.json(
+      await call("engine::traces::list", {
+        limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 10_000) : 100,
+      }),
+    );
+  });
+  api.get(
+    "/traces/:id",
+    async (c) => c.json(await call("engine::traces::get", { trace_id: c.req.param("id") })),
+  );
+
+  api.get("/state", async (c) => c.json(await call("state::list_groups")));
+  api.get(
+    "/state/:scope",
+    async (c) =>
+      c.json({ entries: await call("state::list_keys", { scope: c.req.param("scope") }) }),
+  );
+  api.put("/state/:scope/:key", async (c) => {
+    const body = await jsonBody(c);
+    if (!body || !("value" in body)) return badRequest(c, 'Expected a JSON body {"value": …}');
+    const { scope, key } = c.req.param();
+    return c.json(await call("state::set", { scope, key, value: body.value }));
+  });
+  api.delete("/state/:scope/:key", async (c) => {
+    const { scope, key } = c.req.param();
+    return c.json(await call("state::delete", { scope, key }));
+  });
+
+  api.post("/call", async (c) => {
+    const body = await jsonBody(c);
+    const functionId = body?.function_id;
+    if (typeof functionId !== "string" || functionId === "") {
+      return badRequest(c, 'Expected a JSON body {"function_id": "<id>", "payload": …}');
+    }
+    const timeout = typeof body!.timeout_ms === "number" ? body!.timeout_ms : 30_000;
+    const start = performance.now();
+    try {
+      const result = await link.call(functionId, body!.payload ?? {}, timeout);
+      return c.json({ result: result ?? null, duration_ms: elapsed(start) });
+    } catch (e) {
+      if (!(e instanceof LinkError)) throw e;
+      return c.json({ error: { code: e.code, message: e.message }, duration_ms: elapsed(start) });
+    }
+  });
+
+  api.post("/http", async (c) => {
+    const body = await jsonBody(c);
+    if (!body || typeof body.path !== "string" || !body.path.startsWith("/")) {
+      return badRequest(c, 'Expected a JSON body {"method", "path": "/…", "headers"?, "body"?}');
+    }
+    const result = await sendHttpRequest(link, {
+      method: typeof body.method === "string" ? body.method.toUpperCase() : "GET",
+      path: body.path,
+      headers: isStringRecord(body.headers) ? body.headers : {},
+      ...(typeof body.body === "string" ? { body: body.body } : {}),
+    });
+    return c.json(result);
+  });
+
+  api.onError((e, c) => {
+    if (e instanceof LinkError) {
+      const status = e.code === "function_not_found" ? 404 : 502;
+      return c.json({ error: { code: e.code, message: e.message } }, status);
+    }
+    return c.json({ error: { code: "console_error", message: (e as Error).message } }, 500);
+  });
+  return api;
+}
+
+function elapsed(start: number): number {
+  return Math.round((performance.now() - start) * 100) / 100;
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown> | undefined> {
+  try {
+    const body = await c.req.json();
+    return body !== null && typeof body === "object" && !Array.isArray(body) ? body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function badRequest(c: Context, message: string) {
+  return c.json({ error: { code: "invalid_request", message } }, 400);
+}
+
+function isStringRecord(v: unknown): v is Record<string, string> {
+  return v !== null && typeof v === "object" && !Array.isArray(v) &&
+    Object.values(v).every((x) => typeof x === "string");
+}

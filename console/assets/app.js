@@ -1,0 +1,77 @@
+// The console's shell: the page router, the navigation and the live event stream.
+import { fill, h } from "./ui.js";
+import * as workers from "./pages/workers.js";
+import * as functions from "./pages/functions.js";
+import * as triggers from "./pages/triggers.js";
+import * as queues from "./pages/queues.js";
+import * as logs from "./pages/logs.js";
+import * as traces from "./pages/traces.js";
+import * as state from "./pages/state.js";
+
+const PAGES = { workers, functions, triggers, queues, logs, traces, state };
+const main = document.getElementById("main");
+let current;
+
+function route() {
+  const parts = location.pathname.split("/").filter(Boolean);
+  const name = PAGES[parts[0]] ? parts[0] : "workers";
+  return { name, rest: parts.slice(1).map(decodeURIComponent) };
+}
+
+/** Shows the page at `path` (a pushState navigation; no reload). */
+export function navigate(path) {
+  if (path !== location.pathname + location.search) history.pushState({}, "", path);
+  render();
+}
+
+function render() {
+  current?.unmount?.();
+  const { name, rest } = route();
+  for (const a of document.querySelectorAll("nav a")) {
+    a.classList.toggle("active", a.dataset.page === name);
+  }
+  document.title = `${PAGES[name].title} · engine console`;
+  const root = fill(main, h("div", { id: `page-${name}` }));
+  current = PAGES[name].mount(root, {
+    rest,
+    query: new URLSearchParams(location.search),
+    navigate,
+  });
+}
+
+document.addEventListener("click", (e) => {
+  const a = e.target.closest?.("a[href^='/']");
+  if (!a || e.metaKey || e.ctrlKey || e.shiftKey || a.target) return;
+  e.preventDefault();
+  navigate(a.getAttribute("href"));
+});
+addEventListener("popstate", render);
+
+// One stream for every page; EventSource reconnects by itself.
+const live = document.getElementById("live");
+const events = new EventSource("/api/events");
+events.onopen = () => {
+  live.className = "live on";
+  live.textContent = "live";
+};
+events.onerror = () => {
+  live.className = "live off";
+  live.textContent = "reconnecting…";
+};
+for (const name of ["log", "span", "engine", "state", "queues", "dropped"]) {
+  events.addEventListener(name, (e) => {
+    let data;
+    try {
+      data = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    current?.onEvent?.(name, data);
+  });
+}
+
+fetch("/api/config").then((r) => r.json()).then((c) => {
+  document.getElementById("engine-url").textContent = `${c.engine_url} · v${c.version}`;
+}).catch(() => {});
+
+render();

@@ -1,0 +1,128 @@
+// Functions: every function with its workers and replicas; invoke one with a JSON payload.
+import { api, duration, errorBox, fill, h, json, parseJson, throttle } from "../ui.js";
+
+export const title = "Functions";
+
+export function mount(root) {
+  const search = h("input", { type: "search", placeholder: "Filter by id", class: "grow" });
+  const internal = h("input", { type: "checkbox" });
+  const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  const panel = h("div");
+  fill(
+    root,
+    h("h1", {}, "Functions"),
+    h("p", { class: "sub" }, "Every registered function; select one to invoke it"),
+    h("div", { class: "row" }, search, h("label", { class: "check" }, internal, "show internal")),
+    h("div", { class: "split", style: "margin-top: 12px" }, list, panel),
+  );
+  let rows = [];
+  let selected;
+
+  const draw = () => {
+    const needle = search.value.trim().toLowerCase();
+    const shown = rows.filter((f) => f.function_id.toLowerCase().includes(needle));
+    if (shown.length === 0) {
+      fill(list, h("div", { class: "empty" }, "No functions"));
+      return;
+    }
+    fill(
+      list,
+      h(
+        "table",
+        { "data-testid": "functions" },
+        h(
+          "tr",
+          {},
+          h("th", {}, "Function"),
+          h("th", {}, "Worker(s)"),
+          h("th", { class: "num" }, "Replicas"),
+          h("th", { class: "num" }, "In flight"),
+        ),
+        shown.map((f) =>
+          h(
+            "tr",
+            {
+              class: `clickable${f.function_id === selected ? " selected" : ""}`,
+              "data-function": f.function_id,
+              onclick: () => select(f),
+            },
+            h(
+              "td",
+              { class: "mono" },
+              f.function_id,
+              f.description ? h("div", { class: "muted small" }, f.description) : null,
+            ),
+            h("td", {}, (f.workers ?? [f.worker_name]).join(", ")),
+            h("td", { class: "num" }, String(f.replicas ?? 1)),
+            h("td", { class: "num" }, String(f.in_flight ?? 0)),
+          )
+        ),
+      ),
+    );
+  };
+  const select = (f) => {
+    selected = f.function_id;
+    draw();
+    const payload = h("textarea", { "aria-label": "Payload", name: "payload" }, "{}");
+    const out = h("div");
+    const run = h("button", {}, "Invoke");
+    run.onclick = async () => {
+      run.disabled = true;
+      try {
+        const body = {
+          function_id: f.function_id,
+          payload: parseJson(payload.value, "The payload") ?? {},
+        };
+        const r = await api("/call", { method: "POST", body });
+        fill(
+          out,
+          h(
+            "div",
+            { class: `result ${r.error ? "error" : "ok"}`, "data-testid": "invoke-result" },
+            h(
+              "div",
+              { class: "meta" },
+              `${r.error ? "Error" : "Result"} · ${duration(r.duration_ms)}`,
+            ),
+            h("pre", {}, r.error ? `${r.error.code}: ${r.error.message}` : json(r.result)),
+          ),
+        );
+      } catch (e) {
+        fill(out, errorBox(e));
+      } finally {
+        run.disabled = false;
+      }
+    };
+    fill(
+      panel,
+      h(
+        "div",
+        { class: "panel" },
+        h("h2", { class: "mono", style: "margin-top: 0" }, f.function_id),
+        f.description ? h("p", { class: "muted" }, f.description) : null,
+        h("div", { class: "muted small" }, "Payload (JSON)"),
+        payload,
+        h("div", { class: "row", style: "margin-top: 8px" }, run),
+        out,
+      ),
+    );
+  };
+  const load = async () => {
+    try {
+      rows = (await api(`/functions${internal.checked ? "?internal=1" : ""}`)).functions;
+      draw();
+    } catch (e) {
+      fill(list, errorBox(e));
+    }
+  };
+  search.oninput = draw;
+  internal.onchange = load;
+  const refresh = throttle(load, 400);
+  load();
+  return {
+    onEvent(name, data) {
+      if (name === "engine" && data.type !== "triggers_changed") refresh();
+      if (name === "queues") refresh();
+    },
+  };
+}

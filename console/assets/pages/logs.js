@@ -1,0 +1,169 @@
+// Logs: the engine's one log, live, with filters; a trace id leads to its trace.
+import { api, badge, errorBox, fill, h, json, short, time } from "../ui.js";
+
+export const title = "Logs";
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 };
+const MAX_ROWS = 1000;
+
+export function mount(root, ctx) {
+  const q = ctx.query;
+  const level = h(
+    "select",
+    { name: "level", "aria-label": "Level" },
+    h("option", { value: "" }, "all levels"),
+    Object.keys(LEVELS).map((l) =>
+      h("option", { value: l, selected: q.get("level") === l }, `${l}+`)
+    ),
+  );
+  const worker = h("input", {
+    name: "worker",
+    placeholder: "worker",
+    value: q.get("worker") ?? "",
+  });
+  const fn = h("input", {
+    name: "function",
+    placeholder: "function",
+    value: q.get("function_id") ?? "",
+  });
+  const text = h("input", {
+    name: "text",
+    type: "search",
+    placeholder: "search text",
+    class: "grow",
+    value: q.get("text") ?? "",
+  });
+  const trace = h("input", {
+    name: "trace",
+    placeholder: "trace id",
+    class: "mono",
+    value: q.get("trace_id") ?? "",
+  });
+  const paused = h("input", { type: "checkbox" });
+  const status = h("span", { class: "muted small" });
+  const body = h("tbody");
+  const table = h(
+    "table",
+    { class: "logs", "data-testid": "logs" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Time", "Level", "Source", "Function", "Message", "Trace"].map((c) => h("th", {}, c)),
+      ),
+    ),
+    body,
+  );
+  fill(
+    root,
+    h("h1", {}, "Logs"),
+    h(
+      "p",
+      { class: "sub" },
+      "Engine events, worker Logger calls, worker output and HTTP warnings, live",
+    ),
+    h(
+      "div",
+      { class: "row" },
+      level,
+      worker,
+      fn,
+      trace,
+      text,
+      h("label", { class: "check" }, paused, "pause"),
+    ),
+    h("div", { class: "row", style: "margin: 8px 0" }, status),
+    table,
+  );
+  let count = 0;
+
+  const filter = () => ({
+    level: level.value,
+    worker: worker.value.trim(),
+    function_id: fn.value.trim(),
+    trace_id: trace.value.trim(),
+    text: text.value.trim(),
+  });
+  const matches = (e, f) => {
+    if (f.level && LEVELS[e.level] < LEVELS[f.level]) return false;
+    if (f.worker && e.worker !== f.worker && e.source !== f.worker) return false;
+    if (f.function_id && e.function !== f.function_id) return false;
+    if (f.trace_id && e.traceId !== f.trace_id) return false;
+    if (f.text) {
+      const hay = `${e.message} ${e.data === undefined ? "" : JSON.stringify(e.data)}`
+        .toLowerCase();
+      if (!hay.includes(f.text.toLowerCase())) return false;
+    }
+    return true;
+  };
+  const row = (e, fresh) =>
+    h(
+      "tr",
+      { class: fresh ? "new" : "" },
+      h("td", { title: new Date(e.time).toISOString() }, time(e.time)),
+      h("td", {}, badge(e.level)),
+      h("td", {}, e.worker ?? e.source),
+      h("td", {}, e.function ?? ""),
+      h(
+        "td",
+        { class: "msg" },
+        e.message,
+        e.data === undefined ? null : h(
+          "details",
+          {},
+          h("summary", { class: "muted" }, short(e.data, 80)),
+          h("pre", {}, json(e.data)),
+        ),
+      ),
+      h(
+        "td",
+        {},
+        e.traceId
+          ? h("a", { href: `/traces/${e.traceId}`, title: e.traceId }, e.traceId.slice(0, 8))
+          : "",
+      ),
+    );
+  const load = async () => {
+    const f = filter();
+    const shown = new URLSearchParams();
+    for (const [k, v] of Object.entries(f)) if (v) shown.set(k, v);
+    history.replaceState({}, "", `/logs${shown.size ? `?${shown}` : ""}`);
+    const params = new URLSearchParams(shown);
+    params.set("limit", String(MAX_ROWS));
+    try {
+      const { logs } = await api(`/logs?${params}`);
+      fill(body, logs.reverse().map((e) => row(e, false)));
+      count = logs.length;
+      status.textContent = `${count} entries`;
+    } catch (e) {
+      fill(body, h("tr", {}, h("td", { colspan: 6 }, errorBox(e))));
+    }
+  };
+  let debounce;
+  for (const input of [worker, fn, text, trace]) {
+    input.oninput = () => {
+      clearTimeout(debounce);
+      debounce = setTimeout(load, 250);
+    };
+  }
+  level.onchange = load;
+  load();
+  return {
+    onEvent(name, data) {
+      if (name === "dropped") {
+        status.textContent =
+          `${count} entries (${data.count} events dropped: the browser fell behind)`;
+      }
+      if (name !== "log" || paused.checked || !matches(data, filter())) return;
+      body.prepend(row(data, true));
+      count++;
+      while (body.children.length > MAX_ROWS) body.lastChild.remove();
+      status.textContent = `${count} entries`;
+    },
+    unmount() {
+      clearTimeout(debounce);
+    },
+  };
+}

@@ -1,0 +1,179 @@
+// Triggers: every trigger by type with its config; HTTP triggers can be tried from a form.
+import { api, badge, duration, errorBox, fill, h, json, short } from "../ui.js";
+
+export const title = "Triggers";
+
+export function mount(root) {
+  const tabs = h("div", { class: "tabs" });
+  const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  const form = h("div");
+  fill(
+    root,
+    h("h1", {}, "Triggers"),
+    h("p", { class: "sub" }, "Registered triggers by type; send a request to an HTTP route"),
+    tabs,
+    list,
+    form,
+  );
+  let data = { triggers: [], types: [] };
+  let tab = "all";
+
+  const draw = () => {
+    const counts = {};
+    for (const t of data.triggers) counts[t.trigger_type] = (counts[t.trigger_type] ?? 0) + 1;
+    const types = [...new Set([...data.types.map((t) => t.id), ...Object.keys(counts)])].sort();
+    fill(
+      tabs,
+      [["all", data.triggers.length], ...types.map((t) => [t, counts[t] ?? 0])].map(([id, n]) =>
+        h(
+          "button",
+          { class: tab === id ? "on" : "", onclick: () => ((tab = id), draw()) },
+          `${id} (${n})`,
+        )
+      ),
+    );
+    const shown = data.triggers.filter((t) => tab === "all" || t.trigger_type === tab);
+    if (shown.length === 0) {
+      fill(list, h("div", { class: "empty" }, "No triggers"));
+      return;
+    }
+    fill(
+      list,
+      h(
+        "table",
+        { "data-testid": "triggers" },
+        h(
+          "tr",
+          {},
+          ["Type", "Route / config", "Function", "Worker", "Status", ""].map((c) => h("th", {}, c)),
+        ),
+        shown.map((t) => {
+          const http = t.trigger_type === "http" ? httpRoute(t.config) : undefined;
+          return h(
+            "tr",
+            { "data-trigger": t.id },
+            h("td", {}, badge(t.trigger_type, "")),
+            h(
+              "td",
+              { class: "mono" },
+              http ? [badge(http.method, "method"), " ", http.path] : short(t.config ?? {}, 90),
+            ),
+            h("td", { class: "mono" }, t.function_id),
+            h("td", {}, t.worker_name),
+            h(
+              "td",
+              {},
+              badge(t.status),
+              t.error ? h("div", { class: "error-text small" }, t.error) : null,
+            ),
+            h(
+              "td",
+              {},
+              http
+                ? h("button", { class: "plain", onclick: () => tryRoute(form, http) }, "Try")
+                : null,
+            ),
+          );
+        }),
+      ),
+    );
+  };
+  const load = async () => {
+    try {
+      data = await api("/triggers");
+      draw();
+    } catch (e) {
+      fill(list, errorBox(e));
+    }
+  };
+  load();
+  return {
+    onEvent(name, event) {
+      if (name === "engine" && event.type === "triggers_changed") load();
+    },
+  };
+}
+
+function httpRoute(config) {
+  const path = config?.api_path ?? "/";
+  return {
+    method: String(config?.http_method ?? "GET").toUpperCase(),
+    path: path.startsWith("/") ? path : `/${path}`,
+  };
+}
+
+function tryRoute(root, route) {
+  const method = h(
+    "select",
+    { name: "method" },
+    ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].map((m) =>
+      h("option", { value: m, selected: m === route.method }, m)
+    ),
+  );
+  const path = h("input", { name: "path", value: route.path, class: "grow mono" });
+  const headers = h(
+    "textarea",
+    { name: "headers", "aria-label": "Headers" },
+    '{\n  "content-type": "application/json"\n}',
+  );
+  const body = h(
+    "textarea",
+    { name: "body", "aria-label": "Body" },
+    route.method === "GET" ? "" : "{}",
+  );
+  const out = h("div");
+  const send = h("button", {}, "Send request");
+  send.onclick = async () => {
+    send.disabled = true;
+    try {
+      let parsed = {};
+      if (headers.value.trim()) parsed = JSON.parse(headers.value);
+      const r = await api("/http", {
+        method: "POST",
+        body: { method: method.value, path: path.value, headers: parsed, body: body.value },
+      });
+      if (r.error) throw new Error(r.error.message);
+      let text = r.body;
+      try {
+        text = json(JSON.parse(r.body));
+      } catch { /* not JSON: shown as is */ }
+      fill(
+        out,
+        h(
+          "div",
+          { class: `result ${r.status < 400 ? "ok" : "error"}`, "data-testid": "http-result" },
+          h("div", { class: "meta" }, `HTTP ${r.status} · ${duration(r.duration_ms)}`),
+          h(
+            "details",
+            {},
+            h("summary", { class: "small muted" }, "headers"),
+            h("pre", {}, r.headers.map(([k, v]) => `${k}: ${v}`).join("\n")),
+          ),
+          h("pre", {}, text),
+        ),
+      );
+    } catch (e) {
+      fill(out, errorBox(e));
+    } finally {
+      send.disabled = false;
+    }
+  };
+  fill(
+    root,
+    h(
+      "div",
+      { class: "panel", "data-testid": "http-form" },
+      h("h2", { style: "margin-top: 0" }, "Send a request"),
+      h("div", { class: "row" }, method, path),
+      h(
+        "div",
+        { class: "split", style: "margin-top: 8px" },
+        h("div", {}, h("div", { class: "muted small" }, "Headers (JSON)"), headers),
+        h("div", {}, h("div", { class: "muted small" }, "Body"), body),
+      ),
+      h("div", { class: "row", style: "margin-top: 8px" }, send),
+      out,
+    ),
+  );
+  path.focus();
+}

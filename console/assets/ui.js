@@ -1,0 +1,130 @@
+// Small helpers shared by the pages: DOM building, the JSON API, formatting.
+
+/** Creates an element: h("td", {class: "num"}, "3"). Attributes starting with "on" are listeners. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === "class") el.className = value;
+    else if (key === "value") el.value = value;
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replaces the children of `el`. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** Calls the console API; throws an Error with the engine's message on failure. */
+export async function api(path, options = {}) {
+  const init = { method: options.method ?? "GET", headers: {} };
+  if (options.body !== undefined) {
+    init.body = JSON.stringify(options.body);
+    init.headers["content-type"] = "application/json";
+  }
+  const response = await fetch(`/api${path}`, init);
+  let data;
+  try {
+    data = await response.json();
+  } catch {
+    throw new Error(`${response.status} ${response.statusText}`);
+  }
+  if (!response.ok) {
+    const e = new Error(data?.error?.message ?? `${response.status} ${response.statusText}`);
+    e.code = data?.error?.code;
+    throw e;
+  }
+  return data;
+}
+
+export function time(ms) {
+  const d = new Date(ms);
+  const pad = (n, w = 2) => String(n).padStart(w, "0");
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${
+    pad(d.getMilliseconds(), 3)
+  }`;
+}
+
+export function since(ms) {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s ago`;
+  const hours = Math.floor(s / 3600);
+  return hours < 48
+    ? `${hours}h ${Math.floor((s % 3600) / 60)}m ago`
+    : `${Math.floor(hours / 24)}d ago`;
+}
+
+export function duration(ms) {
+  if (ms === undefined || ms === null) return "";
+  if (ms < 1) return `${Math.round(ms * 1000)} µs`;
+  if (ms < 1000) return `${Math.round(ms * 10) / 10} ms`;
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+export function json(value, indent = 2) {
+  try {
+    return JSON.stringify(value, null, indent);
+  } catch {
+    return String(value);
+  }
+}
+
+export function short(value, max = 120) {
+  const text = typeof value === "string" ? value : json(value, 0);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** Runs `fn` at most once per `ms`, trailing call included. */
+export function throttle(fn, ms) {
+  let timer;
+  let again = false;
+  return () => {
+    if (timer) {
+      again = true;
+      return;
+    }
+    fn();
+    timer = setTimeout(function tick() {
+      timer = undefined;
+      if (again) {
+        again = false;
+        fn();
+        timer = setTimeout(tick, ms);
+      }
+    }, ms);
+  };
+}
+
+export function badge(text, kind = text) {
+  return h("span", { class: `badge ${kind}` }, text);
+}
+
+export function errorBox(e) {
+  return h("div", { class: "result error" }, h("pre", {}, e?.message ?? String(e)));
+}
+
+/** Parses JSON typed by a person; throws with the parser's reason. */
+export function parseJson(text, what) {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${what} is not valid JSON: ${e.message}`);
+  }
+}

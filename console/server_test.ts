@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { REDACTED } from "../engine/observability/redact.ts";
+import { readEvents, startHarness } from "./_testing.ts";
+
+const json = (body: unknown) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+Deno.test("console serves the pages and their assets from the program", async (t) => {
+  const h = await startHarness();
+  try {
+    await t.step("/ is the shell, opening on the Workers page", async () => {
+      const res = await h.app.request("/");
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      assert.match(html, /<script type="module" src="\/assets\/app\.js">/);
+      assert.match(html, /href="\/workers" data-page="workers"/);
+    });
+    await t.step("every page path serves the shell", async () => {
+      for (const page of ["functions", "triggers", "queues", "logs", "traces/abc", "state/x"]) {
+        const res = await h.app.request(`/${page}`);
+        assert.equal(res.status, 200, page);
+        assert.match(res.headers.get("content-type") ?? "", /text\/html/);
+        await res.body?.cancel();
+      }
+    });
+    await t.step("assets have their content types; unknown ones are 404", async () => {
+      const js = await h.app.request("/assets/pages/traces.js");
+      assert.match(js.headers.get("content-type") ?? "", /javascript/);
+      assert.match(await js.text(), /export function mount/);
+      const css = await h.app.request("/assets/style.css");
+      assert.match(css.headers.get("content-type") ?? "", /text\/css/);
+      await css.body?.cancel();
+      assert.equal((await h.app.request("/assets/nope.js")).status, 404);
+    });
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("console API reads workers, functions, triggers, queues and health through engine::*", async () => {
+  const h = await startHarness();
+  try {
+    const workers = await (await h.app.request("/api/workers")).json();
+    const names = workers.workers.map((w: { name: string }) => w.name);
+    for (const name of ["engine", "engine-http", "engine-state", "probe"]) {
+      assert.ok(names.includes(name), `${name} in ${names}`);
+    }
+    const functions = await (await h.app.request("/api/functions")).json();
+    const echo = functions.functions.find((f: { function_id: string }) =>
+      f.function_id === "probe::echo"
+    );
+    assert.deepEqual([echo.workers, echo.replicas], [["probe"], 1]);
+    const ids = (list: { function_id: string }[]) => list.map((f) => f.function_id);
+    assert.ok(!ids(functions.functions).some((id) => id.includes("::listen-")), "listeners hidden");
+    const all = await (await h.app.request("/api/functions?internal=1")).json();
+    assert.ok(ids(all.functions).some((id) => id.startsWith("console-test::listen-")));
+
+    const triggers = await (await h.app.request("/api/triggers")).json();
+    const hello = triggers.triggers.find((t: { function_id: string }) =>
+      t.function_id === "probe::hello"
+    );
+    assert.deepEqual([hello.trigger_type, hello.config.api_path, hello.status], [
+      "http",
+      "/hello",
+      "active",
+    ]);
+    assert.ok(triggers.types.some((t: { id: string }) => t.id === "engine::events"));
+
+    const queues = await (await h.app.request("/api/queues")).json();
+    assert.deepEqual(queues.http, { worker: "engine-http", in_flight: 0, waiting: 0 });
+    assert.equal(queues.invocations.in_flight, 0, "the console's own reads are not counted");
+    assert.equal(queues.durable, null);
+
+    assert.equal((await (await h.app.request("/api/health")).json()).status, "ok");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("POST /api/call returns the result or the error, with the duration", async () => {
+  const h = await startHarness();
+  try {
+    const ok = await (await h.app.request(
+      "/api/call",
+      json({ function_id: "probe::echo", payload: { n: 1 } }),
+    )).json();
+    assert.deepEqual(ok.result, { echoed: { n: 1 } });
+    assert.equal(typeof ok.duration_ms, "number");
+    const failed = await (await h.app.request(
+      "/api/call",
+      json({ function_id: "probe::fail" }),
+    )).json();
+    assert.deepEqual(failed.error, { code: "probe_failed", message: "Probe failed on purpose" });
+    const missing = await (await h.app.request(
+      "/api/call",
+      json({ function_id: "nope::nothing" }),
+    )).json();
+    assert.equal(missing.error.code, "function_not_found");
+    const bad = await h.app.request("/api/call", json({ payload: 1 }));
+    assert.equal(bad.status, 400);
+    assert.match((await bad.json()).error.message, /function_id/);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("state routes set, list and delete values through state::*", async () => {
+  const h = await startHarness();
+  try {
+    const put = await h.app.request("/api/state/orders/o-1", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: { total: 12 } }),
+    });
+    assert.equal(put.status, 200);
+    await put.body?.cancel();
+    assert.deepEqual(await h.link.call("state::get", { scope: "orders", key: "o-1" }), {
+      total: 12,
+    });
+    assert.deepEqual((await (await h.app.request("/api/state")).json()).groups, ["orders"]);
+    assert.deepEqual((await (await h.app.request("/api/state/orders")).json()).entries, [
+      { key: "o-1", value: { total: 12 } },
+    ]);
+    const del = await h.app.request("/api/state/orders/o-1", { method: "DELETE" });
+    assert.equal(del.status, 200);
+    await del.body?.cancel();
+    assert.equal(await h.link.call("state::get", { scope: "orders", key: "o-1" }), null);
+    const bad = await h.app.request("/api/state/orders/o-2", { method: "PUT", body: "{}" });
+    assert.equal(bad.status, 400);
+    await bad.body?.cancel();
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("POST /api/http sends the request to engine-http; the trace shows the request, middleware and handler", async () => {
+  const h = await startHarness();
+  try {
+    const r = await (await h.app.request(
+      "/api/http",
+      json({
+        method: "POST",
+        path: "/hello",
+        headers: { "content-type": "application/json", authorization: "Bearer s3cret" },
+        body: '{"name":"ada"}',
+      }),
+    )).json();
+    assert.equal(r.status, 200);
+    assert.deepEqual(JSON.parse(r.body), { hello: { name: "ada" } });
+    assert.ok(r.headers.some(([k]: [string]) => k === "content-type"));
+
+    const { traces } = await (await h.app.request("/api/traces")).json();
+    const trace = traces.find((t: { rootName: string }) => t.rootName === "POST /hello");
+    assert.ok(trace, JSON.stringify(traces));
+    const { spans } = await (await h.app.request(`/api/traces/${trace.traceId}`)).json();
+    const root = spans.find((s: { kind: string }) => s.kind === "http");
+    assert.equal(root.attributes["http.response.status_code"], 200);
+    const children = spans.filter((s: { parentSpanId?: string }) => s.parentSpanId === root.spanId)
+      .map((s: { name: string }) => s.name).sort();
+    assert.deepEqual(children, ["probe::gate", "probe::hello"]);
+
+    const { logs } = await (await h.app.request(`/api/logs?text=Handled%20hello`)).json();
+    assert.equal(logs.length, 1);
+
+    const noPath = await h.app.request("/api/http", json({ method: "GET", path: "http://x" }));
+    assert.equal(noPath.status, 400);
+    await noPath.body?.cancel();
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("/api/logs filters, and shows secrets redacted", async () => {
+  const h = await startHarness();
+  try {
+    h.engine.logs.write({
+      time: Date.now(),
+      level: "warn",
+      message: "Rejected request",
+      source: "engine-http",
+      worker: "engine-http",
+      traceId: "t1",
+      data: { headers: { authorization: "Bearer s3cret", Cookie: "sid=1", accept: "*/*" } },
+    });
+    h.engine.logs.write({ time: Date.now(), level: "debug", message: "noise", source: "x" });
+    const { logs } = await (await h.app.request("/api/logs?level=warn&worker=engine-http")).json();
+    assert.equal(logs.length, 1);
+    assert.deepEqual(logs[0].data.headers, {
+      authorization: REDACTED,
+      Cookie: REDACTED,
+      accept: "*/*",
+    });
+    const byTrace = await (await h.app.request("/api/logs?trace_id=t1")).json();
+    assert.equal(byTrace.logs.length, 1);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("/api/events streams logs, spans, engine changes, state changes and queue snapshots", async () => {
+  const h = await startHarness();
+  try {
+    const res = await h.app.request("/api/events");
+    assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
+    const reading = readEvents(res, (events) => {
+      const names = new Set<string>(events.map((e) => e.event));
+      return ["log", "span", "engine", "state", "queues"].every((n) => names.has(n));
+    });
+    h.engine.logs.write({ time: Date.now(), level: "info", message: "hello feed", source: "t" });
+    await h.api.call("probe::echo", {}, {
+      traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+    });
+    await h.link.call("state::set", { scope: "feed", key: "k", value: 1 });
+    h.api.registerFunction("probe::late", () => null);
+    const events = await reading;
+    const log = events.find((e) =>
+      e.event === "log" && (e.data as { message: string }).message === "hello feed"
+    );
+    assert.ok(log);
+    const state = events.find((e) => e.event === "state")?.data as { scope: string; key: string };
+    assert.deepEqual([state.scope, state.key], ["feed", "k"]);
+    assert.equal(h.feed.clientCount, 0, "a closed stream leaves the feed");
+  } finally {
+    await h.stop();
+  }
+});

@@ -1,0 +1,61 @@
+/**
+ * The console's token. On loopback the console is open; bound anywhere else
+ * it refuses to start without a token (`console.token` or
+ * `ENGINE_CONSOLE_TOKEN`), since it can call any function. A request then
+ * needs `Authorization: Bearer <token>`, or the cookie set by opening the
+ * console once with `?token=<token>`.
+ *
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import { CONSOLE_TOKEN_ENV, isLoopbackHost } from "../engine/config/auth.ts";
+
+export const TOKEN_COOKIE = "engine_console_token";
+
+/** Why the console may not start on `host` with `token`, or `undefined` when it may. */
+export function bindingProblem(host: string, token: string | undefined): string | undefined {
+  if (isLoopbackHost(host) || (token !== undefined && token !== "")) return undefined;
+  return `Console bound to "${host}" requires a token: set "console.token" or ${CONSOLE_TOKEN_ENV}, ` +
+    `or bind it to "127.0.0.1"`;
+}
+
+/** Compares in time independent of where the strings differ. */
+export function sameToken(given: string, expected: string): boolean {
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(expected);
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i]!;
+  return diff === 0;
+}
+
+/** Admits requests carrying `token`; `?token=` sets the cookie and redirects without it. */
+export function requireToken(token: string): MiddlewareHandler {
+  return async (c, next) => {
+    const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    if (bearer !== undefined && sameToken(bearer, token)) return await next();
+    const cookie = getCookie(c, TOKEN_COOKIE);
+    if (cookie !== undefined && sameToken(cookie, token)) return await next();
+    const query = c.req.query("token");
+    if (query !== undefined && sameToken(query, token)) {
+      setCookie(c, TOKEN_COOKIE, token, {
+        path: "/",
+        httpOnly: true,
+        sameSite: "Strict",
+      });
+      const url = new URL(c.req.url);
+      url.searchParams.delete("token");
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    return c.json(
+      {
+        error: {
+          code: "unauthorized",
+          message:
+            "Console token required: open the console with ?token=<token> or send Authorization: Bearer <token>",
+        },
+      },
+      401,
+    );
+  };
+}

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { bindingProblem, requireToken, sameToken, TOKEN_COOKIE } from "./token.ts";
+import { startConsole } from "./mod.ts";
+import type { EngineLink } from "./link.ts";
+
+Deno.test("bindingProblem() requires a token beyond loopback, saying how to set one", () => {
+  const cases: [string, string | undefined, boolean][] = [
+    ["127.0.0.1", undefined, false],
+    ["localhost", undefined, false],
+    ["::1", undefined, false],
+    ["0.0.0.0", undefined, true],
+    ["0.0.0.0", "", true],
+    ["0.0.0.0", "t", false],
+    ["192.168.1.4", undefined, true],
+  ];
+  for (const [host, token, refused] of cases) {
+    const problem = bindingProblem(host, token);
+    assert.equal(problem !== undefined, refused, `${host} ${token}`);
+    if (problem) {
+      assert.equal(
+        problem,
+        `Console bound to "${host}" requires a token: set "console.token" or ENGINE_CONSOLE_TOKEN, or bind it to "127.0.0.1"`,
+      );
+    }
+  }
+});
+
+Deno.test("sameToken() compares whole tokens", () => {
+  assert.ok(sameToken("abc", "abc"));
+  for (const other of ["abd", "ab", "abcd", ""]) assert.ok(!sameToken(other, "abc"), other);
+});
+
+Deno.test("requireToken() admits a bearer token or the cookie set by ?token=", async () => {
+  const app = new Hono();
+  app.use("*", requireToken("s3cret"));
+  app.get("/workers", (c) => c.text("page"));
+
+  const none = await app.request("/workers");
+  assert.equal(none.status, 401);
+  assert.match((await none.json()).error.message, /\?token=<token>/);
+
+  const wrong = await app.request("/workers", { headers: { authorization: "Bearer nope" } });
+  assert.equal(wrong.status, 401);
+  await wrong.body?.cancel();
+
+  const bearer = await app.request("/workers", { headers: { authorization: "Bearer s3cret" } });
+  assert.equal(await bearer.text(), "page");
+
+  const link = await app.request("/workers?token=s3cret&x=1");
+  assert.equal(link.status, 303);
+  assert.equal(link.headers.get("location"), "/workers?x=1");
+  const cookie = link.headers.get("set-cookie") ?? "";
+  assert.match(cookie, new RegExp(`^${TOKEN_COOKIE}=s3cret;`));
+  assert.match(cookie, /HttpOnly/);
+  assert.match(cookie, /SameSite=Strict/);
+
+  const withCookie = await app.request("/workers", {
+    headers: { cookie: `${TOKEN_COOKIE}=s3cret` },
+  });
+  assert.equal(await withCookie.text(), "page");
+});
+
+Deno.test("startConsole() refuses a non-loopback address without a token", async () => {
+  const link: EngineLink = {
+    engineUrl: "ws://127.0.0.1:1",
+    call: () => Promise.reject(new Error("not called")),
+    listen: () => () => {},
+    close: () => Promise.resolve(),
+  };
+  await assert.rejects(
+    startConsole({ link, host: "0.0.0.0", port: 0 }),
+    /Console bound to "0\.0\.0\.0" requires a token/,
+  );
+});
