@@ -168,7 +168,8 @@ export class Engine {
   registerFunction(conn: WorkerConn, id: string, info: FunctionInfo = {}): void {
     if (!this.workers.has(conn.id)) return;
     const isNew = this.functions.add(id, conn.id, info);
-    if (isNew && conn.kind === "websocket") {
+    // Listeners (the console's, `engine logs -f`) are internal and not worth a line.
+    if (isNew && conn.kind === "websocket" && info.metadata?.internal !== true) {
       this.log.info(`Function ${id} registered by "${conn.name}"`);
     }
     this.#emit({ type: "functions_changed", added: isNew ? [id] : [], removed: [] });
