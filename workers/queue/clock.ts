@@ -5,6 +5,8 @@
  * @module
  */
 
+import { setImmediate } from "node:timers";
+
 /** Reads the time and runs one-shot timers. */
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -12,6 +14,8 @@ export interface Clock {
   /** Runs `callback` after `ms`; returns a handle for {@link Clock.clearTimeout}. */
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** Runs `callback` once the I/O already waiting has been handled (this turn of the event loop). */
+  soon(callback: () => void): void;
 }
 
 /** The real clock. */
@@ -19,6 +23,7 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  soon: (callback) => void setImmediate(callback),
 };
 
 /** A clock that only moves when told to; its timers fire inside {@link ManualClock.advance}. */
@@ -43,6 +48,10 @@ export class ManualClock implements Clock {
 
   clearTimeout(handle: unknown): void {
     this.#timers.delete(handle as number);
+  }
+
+  soon(callback: () => void): void {
+    queueMicrotask(callback);
   }
 
   /** How many timers are waiting. */

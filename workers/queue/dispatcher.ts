@@ -60,6 +60,8 @@ interface QueueState {
   pumping: boolean;
   /** A pump was asked for while one was running. */
   again: boolean;
+  /** A pump is scheduled by `notify`. */
+  scheduled: boolean;
 }
 
 /** The delivery loop of every queue of one worker. */
@@ -88,10 +90,21 @@ export class Dispatcher {
     this.#plan();
   }
 
-  /** Says that `queue` may have new messages due now. */
+  /**
+   * Says that `queue` may have new messages due now. Notices arriving in one
+   * turn of the event loop (enqueues, finished deliveries) make one claim.
+   */
   notify(queue: string): void {
     if (this.#stopping) return;
-    void this.#pump(queue);
+    const state = this.#state(queue);
+    if (state.scheduled) return;
+    state.scheduled = true;
+    this.#busy++;
+    this.#clock.soon(() => {
+      state.scheduled = false;
+      void this.#pump(queue);
+      this.#done();
+    });
   }
 
   /** Deliveries of `queue` in flight from this worker. */
@@ -137,7 +150,7 @@ export class Dispatcher {
   #state(queue: string): QueueState {
     let state = this.#queues.get(queue);
     if (state === undefined) {
-      state = { inFlight: 0, pumping: false, again: false };
+      state = { inFlight: 0, pumping: false, again: false, scheduled: false };
       this.#queues.set(queue, state);
     }
     return state;

@@ -11,12 +11,18 @@
  * between a claim's read and its write; `BEGIN IMMEDIATE` keeps other
  * processes sharing the file out too.
  *
+ * Group commit: `enqueue` and `ack` calls arriving in the same turn of the
+ * event loop are written in one transaction (flushed by `setImmediate`, after
+ * the pending I/O), and each answers once that transaction committed. Any
+ * other call writes the pending ones first, so calls keep their order.
+ *
  * @module
  */
 
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { setImmediate } from "node:timers";
 import type { ErrorBody } from "../../../engine/api.ts";
 import type {
   ClaimedMessage,
@@ -119,6 +125,9 @@ export class SqliteStore implements QueueStore {
   readonly #named = new Set<string>();
   readonly #leasePrefix = crypto.randomUUID();
   #leases = 0;
+  /** Writes waiting for the next group commit. */
+  #pending: PendingWrite[] = [];
+  #flushScheduled = false;
 
   private constructor(db: DatabaseSync, path: string) {
     this.#db = db;
@@ -194,8 +203,8 @@ export class SqliteStore implements QueueStore {
     }
   }
 
-  enqueue(m: NewMessage): boolean {
-    return this.#transaction(() => {
+  enqueue(m: NewMessage): Promise<boolean> {
+    return this.#defer(() => {
       if (!this.#named.has(m.queue)) {
         this.#sql.name.run(m.queue);
         this.#named.add(m.queue);
@@ -219,6 +228,7 @@ export class SqliteStore implements QueueStore {
 
   claim(queue: string, now: number, limit: number, leaseUntil: number): ClaimedMessage[] {
     if (limit <= 0) return [];
+    this.#flush();
     return this.#transaction(() => {
       const rows = this.#sql.due.all(queue, now, limit) as unknown as MessageRow[];
       return rows.map((row) => {
@@ -229,11 +239,12 @@ export class SqliteStore implements QueueStore {
     });
   }
 
-  ack(queue: string, id: string, lease: string): boolean {
-    return Number(this.#sql.ack.run(queue, id, lease).changes) > 0;
+  ack(queue: string, id: string, lease: string): Promise<boolean> {
+    return this.#defer(() => Number(this.#sql.ack.run(queue, id, lease).changes) > 0);
   }
 
   reschedule(queue: string, id: string, lease: string, change: Reschedule): boolean {
+    this.#flush();
     const error = change.lastError === undefined ? null : JSON.stringify(change.lastError);
     const result = this.#sql.reschedule.run(
       change.visibleAt,
@@ -252,6 +263,7 @@ export class SqliteStore implements QueueStore {
     lease: string,
     end: { attempts: number; lastError: ErrorBody; failedAt: number },
   ): boolean {
+    this.#flush();
     return this.#transaction(() => {
       const row = this.#sql.get.get(queue, id, lease) as MessageRow | undefined;
       if (row === undefined) return false;
@@ -273,15 +285,18 @@ export class SqliteStore implements QueueStore {
   }
 
   nextDue(queue: string): number | undefined {
+    this.#flush();
     const row = this.#sql.nextDue.get(queue) as { next: number | null } | undefined;
     return row?.next ?? undefined;
   }
 
   queues(): string[] {
+    this.#flush();
     return (this.#sql.names.all() as { name: string }[]).map((row) => row.name);
   }
 
   counts(queue: string, now: number): QueueCounts {
+    this.#flush();
     const count = (statement: StatementSync, ...args: (string | number)[]) =>
       Number((statement.get(...args) as { n: number }).n);
     const live = count(this.#sql.live, queue);
@@ -290,6 +305,7 @@ export class SqliteStore implements QueueStore {
   }
 
   deadLetters(queue: string, limit: number): DeadLetter[] {
+    this.#flush();
     const rows = this.#sql.deadList.all(queue, limit) as unknown as (MessageRow & {
       failed_at: number;
     })[];
@@ -305,6 +321,7 @@ export class SqliteStore implements QueueStore {
   }
 
   redrive(queue: string, id: string | undefined, now: number): number {
+    this.#flush();
     return this.#transaction(() => {
       const rows = (id === undefined
         ? this.#sql.deadAll.all(queue)
@@ -331,11 +348,57 @@ export class SqliteStore implements QueueStore {
   }
 
   discard(queue: string, id: string): boolean {
+    this.#flush();
     return Number(this.#sql.deadRemove.run(queue, id).changes) > 0;
   }
 
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    this.#flush();
+    this.#db.close();
+  }
+
+  /** Runs `write` in the next group commit; resolves with its result once committed. */
+  #defer<T>(write: () => T): Promise<T> {
+    if (!this.#db.isOpen) return Promise.reject(new Error("The queue database is closed"));
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    this.#pending.push({ write, resolve: resolve as (value: unknown) => void, reject });
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    return promise;
+  }
+
+  /** Commits the pending writes in one transaction, then settles each. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending;
+    this.#pending = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      this.#transaction(() => {
+        for (const { write } of batch) {
+          // A failing statement fails its own write; the others still commit.
+          try {
+            outcomes.push({ ok: true, value: write() });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // Rolled back: queue names inserted in it are not known to be stored.
+      this.#named.clear();
+      for (const { reject } of batch) reject(error);
+      return;
+    }
+    batch.forEach((pending, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) pending.resolve(outcome.value);
+      else pending.reject(outcome.error);
+    });
   }
 
   #transaction<T>(body: () => T): T {
@@ -349,6 +412,12 @@ export class SqliteStore implements QueueStore {
       throw error;
     }
   }
+}
+
+interface PendingWrite {
+  write(): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
 }
 
 function toMeta(queue: string, row: MessageRow): MessageMeta {
