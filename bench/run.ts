@@ -1,5 +1,5 @@
 /**
- * `deno task bench [--smoke] [--out FILE] [--only core,state,http]`: measures
+ * `deno task bench [--smoke] [--out FILE] [--only core,state,http,queue]`: measures
  * the engine against baselines taken in the same run and writes the table to
  * BENCHMARKS.md (or FILE). Every figure is measured between separate
  * processes on loopback; ratios, not absolute numbers, carry the targets.
@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { run, spawn } from "./procs.ts";
 import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
+import { queueSection } from "./queue.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -18,7 +19,7 @@ const { values } = parseArgs({
   },
 });
 const smoke = values.smoke!;
-const only = new Set((values.only ?? "core,state,http").split(","));
+const only = new Set((values.only ?? "core,state,http,queue").split(","));
 const out = values.out ?? "BENCHMARKS.md";
 const clientEnv = smoke
   ? { BENCH_SEQ: "200", BENCH_SECONDS: "1", BENCH_SIZES: "100,16384,1048576" }
@@ -147,6 +148,12 @@ if (only.has("http")) {
   const h = await httpSection({ smoke, startEngine });
   sections.push(h.markdown);
   checks.push(...h.checks);
+}
+
+if (only.has("queue")) {
+  const q = await queueSection({ smoke, startEngine });
+  sections.push(q.markdown);
+  checks.push(...q.checks);
 }
 
 const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ??
