@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
 import { type Frame, RawWorker } from "../../tests/support/raw_worker.ts";
+import { startRedisServer } from "../state/adapters/_redis_server.ts";
 import { queueWorker } from "./mod.ts";
 
 type Running = Awaited<ReturnType<typeof startEngine>>;
@@ -263,4 +264,23 @@ Deno.test("dead letters can be listed, redriven and discarded; unknown ones are 
       { enqueued: 2, dead_lettered: 2, redriven: 1, discarded: 1 },
     );
   });
+});
+
+Deno.test("with the redis adapter a message is stored and delivered the same way", async () => {
+  const redis = await startRedisServer();
+  try {
+    await withEngine(
+      { adapter: "redis", url: redis.url, default_queue: FAST },
+      async (e, worker) => {
+        const delivered = Promise.withResolvers<unknown>();
+        worker.serve("jobs::run", (data) => delivered.resolve(data));
+        const answer = await enqueue(worker, "jobs", "jobs::run", { via: "redis" });
+        assert.match(answer.result.messageReceiptId, UUID);
+        assert.deepEqual(await delivered.promise, { via: "redis" });
+        assert.equal(e.describeBuiltin("engine-queue")?.url, redis.url);
+      },
+    );
+  } finally {
+    await redis.stop();
+  }
 });
