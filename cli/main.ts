@@ -9,12 +9,14 @@ import { start } from "./start.ts";
 import { trigger } from "./trigger.ts";
 import type { Io } from "./trigger.ts";
 import { helpFor, UsageError } from "./usage.ts";
+import { worker } from "./worker.ts";
 
 type Command = (args: string[], io: Io) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   start,
   trigger,
+  worker,
 };
 
 export const consoleIo: Io = {

@@ -16,6 +16,7 @@ import { type RunningEngine, startEngine } from "../engine/engine.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { resolveFromCaller } from "./paths.ts";
+import { supervise, type Supervision } from "./supervise.ts";
 import { UsageError } from "./usage.ts";
 import type { Io } from "./trigger.ts";
 
@@ -93,10 +94,22 @@ export async function start(args: string[], io: Io): Promise<number> {
       return 1;
     }
   }
-  return await waitForSignal(engine, io);
+  const supervision = await supervise({
+    file,
+    config,
+    engine,
+    parse: { env: (name) => Deno.env.get(name), workerConfigs: builtinConfigParsers() },
+    builtinConfig: (current, entry) =>
+      withGlobalMiddleware(current, entry.name, entry.config ?? {}),
+  });
+  return await waitForSignal(engine, io, supervision);
 }
 
-async function waitForSignal(engine: RunningEngine, io: Io): Promise<number> {
+async function waitForSignal(
+  engine: RunningEngine,
+  io: Io,
+  supervision: Supervision,
+): Promise<number> {
   const { promise, resolve } = Promise.withResolvers<string>();
   const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
   const handlers = signals.map((s) => {
@@ -107,6 +120,7 @@ async function waitForSignal(engine: RunningEngine, io: Io): Promise<number> {
   const signal = await promise;
   io.out(`Received ${signal}: shutting down`);
   for (const [s, h] of handlers) Deno.removeSignalListener(s, h);
+  await supervision.stop();
   await engine.stop();
   io.out("Engine stopped");
   return 0;

@@ -56,6 +56,32 @@ Options:
 
 Exit codes: 0 success, 1 the function failed or the engine is unreachable,
 2 bad arguments.`,
+  worker: `Usage:
+  engine worker add <folder|engine-http|engine-state> [--force] [--config <file>]
+  engine worker remove <name> [--config <file>]
+  engine worker list [--json] [--config <file>]
+
+add     A folder: reads its engine.worker.yaml, runs its scripts.install in
+        that folder (skipped while the manifest and lock files are unchanged
+        since the last install), then adds {name, path} to the config file.
+        A built-in name adds that worker with its reference configuration.
+        If an engine runs that config file, it starts the worker and this
+        waits until the worker's functions are registered.
+remove  Removes the worker from the config file; a running engine stops it.
+list    The config's workers: kind, status (installing, running, crashed,
+        stopped), pid, number of functions.
+
+Options:
+  -c, --config <file>   config file (default engine-config.yaml)
+  -f, --force           add: reinstall dependencies and restart the worker
+  --no-wait             add, remove: do not wait for the engine
+  --timeout-ms <ms>     how long to wait (default add 120000, remove 30000)
+  --url <ws-url>        the engine (default: ENGINE_URL, else the config's
+                        host and port)
+  --json                list: print JSON
+
+Exit codes: 0 success, 1 failure (invalid manifest, failed install, worker
+crashed or not ready in time), 2 bad arguments.`,
 };
 
 export function helpFor(command: string): string {

@@ -57,7 +57,9 @@ export class Engine {
   readonly workers = new Map<string, WorkerConn>();
   readonly functions = new FunctionRegistry<string>();
   readonly triggers = new TriggerRegistry<string>();
-  readonly invocations = new Invocations();
+  readonly invocations = new Invocations((inv) =>
+    this.cancel(inv.id, invocationTimeout(inv.functionId, inv.timeoutMs))
+  );
   readonly log: Logger;
   readonly traces: TraceStore;
   readonly invocationTimeoutMs: number;
@@ -204,15 +206,14 @@ export class Engine {
       target: target.id,
       caller: req.caller?.id,
       start: Date.now(),
+      timeoutMs,
+      // As setTimeout did: a non-finite or negative time-out expires at once.
+      deadline: performance.now() + (Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 0),
       traceId,
       spanId,
       parentSpanId: parent?.spanId,
       traced: this.#traced(req, target, parent !== undefined),
       settle,
-      timer: setTimeout(
-        () => this.cancel(id, invocationTimeout(req.functionId, timeoutMs)),
-        timeoutMs,
-      ),
     };
     this.invocations.add(inv);
     target.peer.invoke({

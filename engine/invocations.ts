@@ -4,6 +4,13 @@
  * `invocation_stopped` when the target goes away, or with
  * `invocation_timeout` at the deadline (a late result is dropped).
  *
+ * Deadlines share one timer instead of a timer per call (a `setTimeout` and
+ * `clearTimeout` pair per call was several µs of every routed call). Calls
+ * with the same time-out length expire in the order they started, so each
+ * length keeps its calls in a set in insertion order, and the timer is armed
+ * for the earliest head; a call that ends early leaves it armed, and the
+ * timer re-arms for the next head when it fires.
+ *
  * @module
  */
 import type { ErrorBody } from "./api.ts";
@@ -20,24 +27,44 @@ export interface Invocation {
   /** The worker id that made the call, if a worker did. */
   caller: string | undefined;
   start: number;
+  /** The engine-side time-out of this call, in ms. */
+  timeoutMs: number;
+  /** When it expires, on the `performance.now()` clock. */
+  deadline: number;
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
   /** Whether the call is recorded as a span when it ends. */
   traced: boolean;
   settle: (outcome: Outcome) => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** The longest delay `setTimeout` takes; longer deadlines re-arm when it fires. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 export class Invocations {
   #pending = new Map<string, Invocation>();
   #byTarget = new Map<string, Set<Invocation>>();
+  /** Calls by time-out length, each set in deadline order. */
+  #byTimeout = new Map<number, Set<Invocation>>();
+  #onExpire: (inv: Invocation) => void;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt = Infinity;
+
+  /** `onExpire` is called for each call whose deadline passed; it should end it. */
+  constructor(onExpire: (inv: Invocation) => void = () => {}) {
+    this.#onExpire = onExpire;
+  }
 
   add(inv: Invocation): void {
     this.#pending.set(inv.id, inv);
     let set = this.#byTarget.get(inv.target);
     if (!set) this.#byTarget.set(inv.target, set = new Set());
     set.add(inv);
+    let queue = this.#byTimeout.get(inv.timeoutMs);
+    if (!queue) this.#byTimeout.set(inv.timeoutMs, queue = new Set());
+    queue.add(inv);
+    if (inv.deadline < this.#timerAt) this.#arm(inv.deadline);
   }
 
   /** Removes and returns the invocation, or undefined if it already ended. */
@@ -50,8 +77,45 @@ export class Invocations {
       set.delete(inv);
       if (set.size === 0) this.#byTarget.delete(inv.target);
     }
-    if (inv.timer !== undefined) clearTimeout(inv.timer);
+    const queue = this.#byTimeout.get(inv.timeoutMs);
+    if (queue) {
+      queue.delete(inv);
+      if (queue.size === 0) this.#byTimeout.delete(inv.timeoutMs);
+    }
+    if (this.#pending.size === 0) this.#disarm(); // an idle engine holds no timer
     return inv;
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    const delay = Math.min(MAX_DELAY_MS, Math.max(0, Math.ceil(at - performance.now())));
+    this.#timer = setTimeout(() => this.#expire(), delay);
+  }
+
+  #disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = performance.now();
+    const expired: Invocation[] = [];
+    let next = Infinity;
+    for (const queue of this.#byTimeout.values()) {
+      for (const inv of queue) {
+        if (inv.deadline > now) {
+          next = Math.min(next, inv.deadline);
+          break;
+        }
+        expired.push(inv);
+      }
+    }
+    if (next < Infinity) this.#arm(next);
+    for (const inv of expired) this.#onExpire(inv);
   }
 
   get(id: string): Invocation | undefined {

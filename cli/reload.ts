@@ -1,0 +1,133 @@
+/**
+ * Live reload of the config file in a running engine: re-read it, plan the
+ * reload ({@linkcode planReload}), and apply a valid plan to the built-in
+ * workers (stop, start, restart in the engine) and the local workers (the
+ * supervisor). An invalid edit is logged with its file, line and field and
+ * changes nothing: the engine keeps running what it ran.
+ *
+ * @module
+ */
+
+import type { Logger } from "../engine/api.ts";
+import {
+  type EngineConfig,
+  type ParseConfigOptions,
+  planReload,
+  type WorkerEntry,
+} from "../engine/config/mod.ts";
+import type { RunningEngine } from "../engine/engine.ts";
+import type { Supervisor } from "../engine/supervisor/supervisor.ts";
+import { BUILTIN_WORKERS } from "../workers/catalog.ts";
+
+/** Top-level keys a running engine cannot change; a restart applies them. */
+const RESTART_KEYS = new Set<string>([
+  "host",
+  "port",
+  "auth",
+  "invocation_timeout_ms",
+  "max_frame_bytes",
+  "console",
+  "logs",
+  "traces",
+]);
+
+export interface ReloaderOptions {
+  file: string;
+  engine: RunningEngine;
+  supervisor: Supervisor;
+  /** The config the engine runs now. */
+  config: EngineConfig;
+  parse: Omit<ParseConfigOptions, "file">;
+  /** The config a built-in worker starts with (the global middleware merged in, say). */
+  builtinConfig: (config: EngineConfig, entry: WorkerEntry) => unknown;
+  log: Logger;
+}
+
+export class ConfigReloader {
+  #o: ReloaderOptions;
+  #config: EngineConfig;
+  /** The last edit was rejected: say so when the file is fine again. */
+  #rejected = false;
+
+  constructor(options: ReloaderOptions) {
+    this.#o = options;
+    this.#config = options.config;
+  }
+
+  get config(): EngineConfig {
+    return this.#config;
+  }
+
+  /** Re-reads the file and applies it; returns what the plan was. */
+  async reload(): Promise<"apply" | "reject" | "unchanged"> {
+    const { file, log } = this.#o;
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch (error) {
+      log.error(`Config change ignored: cannot read ${file}: ${(error as Error).message}`);
+      return "reject";
+    }
+    const plan = planReload(this.#config, text, { ...this.#o.parse, file });
+    if (plan.kind === "reject") {
+      log.error(`Config change ignored, still running the previous config: ${plan.error.message}`);
+      this.#rejected = true;
+      return "reject";
+    }
+    if (this.#rejected) log.info(`Config file ${file} is valid again`);
+    this.#rejected = false;
+    if (plan.kind === "unchanged") return "unchanged";
+    const previous = this.#config;
+    this.#config = plan.config;
+    for (const key of plan.changedKeys.filter((k) => RESTART_KEYS.has(k))) {
+      log.warn(`Config change of "${key}" takes effect when the engine restarts`);
+    }
+    const { added, removed, changed } = plan.workers;
+    const isBuiltin = (e: WorkerEntry) => e.path === undefined && e.name in BUILTIN_WORKERS;
+    const stop = [...removed, ...changed.map((c) => c.previous)].filter(isBuiltin);
+    const start = [...added, ...changed.map((c) => c.next)].filter(isBuiltin);
+    // The global middleware lives in engine-http's config: restart it when it changed.
+    const http = plan.config.workers.find((e) => e.name === "engine-http" && isBuiltin(e));
+    if (
+      plan.changedKeys.includes("rest_api") && http && !start.includes(http) &&
+      previous.workers.some((e) => e.name === "engine-http" && isBuiltin(e))
+    ) {
+      stop.push(http);
+      start.push(http);
+    }
+    for (const entry of stop) await this.#o.engine.stopBuiltin(entry.name);
+    for (const entry of start) await this.#startBuiltin(entry);
+    const local = await this.#o.supervisor.reconcile(plan.config.workers);
+    const summary = [
+      describe("started", [
+        ...start.filter((e) => added.includes(e)).map((e) => e.name),
+        ...local.started,
+      ]),
+      describe("stopped", [
+        ...stop.filter((e) => removed.includes(e)).map((e) => e.name),
+        ...local.stopped,
+      ]),
+      describe("restarted", [
+        ...start.filter((e) => !added.includes(e)).map((e) => e.name),
+        ...local.restarted,
+      ]),
+    ].filter((s) => s !== "");
+    log.info(`Config reloaded${summary.length > 0 ? `: ${summary.join("; ")}` : ""}`);
+    return "apply";
+  }
+
+  async #startBuiltin(entry: WorkerEntry): Promise<void> {
+    const worker = BUILTIN_WORKERS[entry.name]!;
+    try {
+      await this.#o.engine.startBuiltin(worker, this.#o.builtinConfig(this.#config, entry));
+      const info = this.#o.engine.describeBuiltin(entry.name);
+      this.#o.log.info(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
+    } catch (error) {
+      this.#o.log.error(`Worker "${entry.name}" failed to start: ${(error as Error).message}`);
+    }
+  }
+}
+
+function describe(verb: string, names: string[]): string {
+  return names.length === 0 ? "" : `${verb} ${names.map((n) => `"${n}"`).join(", ")}`;
+}

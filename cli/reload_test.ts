@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { type EngineConfig, parseConfig, type WorkerEntry } from "../engine/config/mod.ts";
+import { startEngine } from "../engine/engine.ts";
+import { Supervisor } from "../engine/supervisor/supervisor.ts";
+import { writeLocalWorker } from "../tests/support/local_worker.ts";
+import { builtinConfigParsers } from "../workers/catalog.ts";
+import { ConfigReloader } from "./reload.ts";
+import { withGlobalMiddleware } from "./start.ts";
+
+const BASE = "host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\n";
+const STATE = "  - name: engine-state\n    config:\n      adapter: memory\n";
+const HTTP = "  - name: engine-http\n    config:\n      port: 0\n";
+const LOCAL = "  - name: sleeper\n    path: ./sleeper\n";
+
+Deno.test("ConfigReloader.reload() applies edits to built-in and local workers, and ignores invalid ones", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "reload-test-" });
+  const file = `${dir}/engine-config.yaml`;
+  await writeLocalWorker(`${dir}/sleeper`, { name: "sleeper", start: "exec sleep 300" });
+  const parse = { env: () => undefined, workerConfigs: builtinConfigParsers() };
+  const initial = `${BASE}workers: []\n`;
+  const parsed = parseConfig(initial, { ...parse, file });
+  assert.ok(parsed.ok);
+  const engine = await startEngine({ port: 0, baseDir: dir });
+  const supervisor = new Supervisor({
+    baseDir: dir,
+    cacheDir: `${dir}/.engine/installs`,
+    engineUrl: engine.url,
+    loggerFor: (name) => engine.logs.logger({ source: name, worker: name }),
+  });
+  const reloader = new ConfigReloader({
+    file,
+    engine,
+    supervisor,
+    config: parsed.config,
+    parse,
+    builtinConfig: (config: EngineConfig, entry: WorkerEntry) =>
+      withGlobalMiddleware(config, entry.name, entry.config ?? {}),
+    log: engine.logs.logger({ source: "engine" }),
+  });
+  const edit = async (text: string) => {
+    await Deno.writeTextFile(file, text);
+    return await reloader.reload();
+  };
+  const lastLog = () => engine.logs.query({ worker: "engine" }).at(-1)?.message ?? "";
+  try {
+    await t.step("added workers start", async () => {
+      assert.equal(await edit(`${BASE}workers:\n${STATE}${LOCAL}`), "apply");
+      assert.deepEqual(engine.builtinNames(), ["engine-state"]);
+      assert.deepEqual(supervisor.list().map((s) => s.name), ["sleeper"]);
+      assert.equal(lastLog(), 'Config reloaded: started "engine-state", "sleeper"');
+    });
+    await t.step("an invalid edit is reported with file, line and field, and ignored", async () => {
+      assert.equal(await edit(`${BASE}workers:\n${STATE}  - name: nope\n`), "reject");
+      assert.ok(
+        lastLog().startsWith(
+          `Config change ignored, still running the previous config: ${file}:9:11: ` +
+            'workers[1].name: Unknown worker "nope": give it a "path", or use a built-in worker: ',
+        ),
+        lastLog(),
+      );
+      assert.deepEqual(engine.builtinNames(), ["engine-state"]);
+      assert.deepEqual(supervisor.list().map((s) => s.name), ["sleeper"]);
+    });
+    await t.step("the same config again is valid again and changes nothing", async () => {
+      assert.equal(await edit(`# a comment\n${BASE}workers:\n${STATE}${LOCAL}`), "unchanged");
+      assert.equal(lastLog(), `Config file ${file} is valid again`);
+    });
+    await t.step("changed, removed and added at once", async () => {
+      const state = STATE.replace("memory", "sqlite\n      path: ./state.db");
+      assert.equal(await edit(`${BASE}workers:\n${state}${HTTP}`), "apply");
+      assert.deepEqual(engine.builtinNames().toSorted(), ["engine-http", "engine-state"]);
+      assert.equal(engine.describeBuiltin("engine-state")?.adapter, "sqlite");
+      assert.deepEqual(supervisor.list(), []);
+      assert.equal(
+        lastLog(),
+        'Config reloaded: started "engine-http"; stopped "sleeper"; restarted "engine-state"',
+      );
+    });
+    await t.step("global middleware restarts engine-http", async () => {
+      const middleware = "rest_api:\n  middleware:\n    - function_id: auth::check\n";
+      assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
+      assert.equal(lastLog(), 'Config reloaded: restarted "engine-state", "engine-http"');
+    });
+    await t.step("keys only a restart applies are reported", async () => {
+      const text = `${BASE.replace("port: 0", "port: 1")}workers:\n${STATE}${HTTP}`;
+      assert.equal(await edit(text), "apply");
+      const warnings = engine.logs.query({ level: "warn" }).map((e) => e.message);
+      assert.ok(warnings.includes('Config change of "port" takes effect when the engine restarts'));
+    });
+  } finally {
+    await supervisor.stop();
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

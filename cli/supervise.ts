@@ -1,0 +1,86 @@
+/**
+ * The part of `engine --config` that keeps the running engine in line with
+ * its config file: the supervisor of local workers, the `engine::supervisor::*`
+ * functions, and the watcher that reloads the file when it changes.
+ *
+ * @module
+ */
+
+import type { EngineConfig, ParseConfigOptions, WorkerEntry } from "../engine/config/mod.ts";
+import { watchConfigFile } from "../engine/config/watch.ts";
+import type { RunningEngine } from "../engine/engine.ts";
+import { registerSupervisorFunctions } from "../engine/supervisor/functions.ts";
+import { installCacheDir } from "../engine/supervisor/install.ts";
+import type { SupervisionOptions } from "../engine/supervisor/process.ts";
+import { Supervisor } from "../engine/supervisor/supervisor.ts";
+import { dirname } from "node:path";
+import { ConfigReloader } from "./reload.ts";
+
+export interface SuperviseOptions {
+  /** The config file, absolute. */
+  file: string;
+  config: EngineConfig;
+  engine: RunningEngine;
+  parse: Omit<ParseConfigOptions, "file">;
+  builtinConfig: (config: EngineConfig, entry: WorkerEntry) => unknown;
+  supervision?: Partial<SupervisionOptions>;
+}
+
+export interface Supervision {
+  supervisor: Supervisor;
+  reloader: ConfigReloader;
+  /** Stops watching, then stops every local worker (SIGTERM, SIGKILL after a grace period). */
+  stop(): Promise<void>;
+}
+
+/** Starts the config's local workers and watches the config file. */
+export async function supervise(options: SuperviseOptions): Promise<Supervision> {
+  const { file, config, engine } = options;
+  const log = engine.logs.logger({ source: "engine" });
+  const supervisor = new Supervisor({
+    baseDir: dirname(file),
+    cacheDir: installCacheDir(file),
+    engineUrl: localUrl(engine),
+    ...(config.auth.token ? { token: config.auth.token } : {}),
+    loggerFor: (name) => engine.logs.logger({ source: name, worker: name }),
+    ...(options.supervision ? { supervision: options.supervision } : {}),
+  });
+  registerSupervisorFunctions(engine.builtinApi("engine"), {
+    supervisor,
+    engine: engine.engine,
+    configFile: file,
+  });
+  await supervisor.reconcile(config.workers);
+  const reloader = new ConfigReloader({
+    file,
+    engine,
+    supervisor,
+    config,
+    parse: options.parse,
+    builtinConfig: options.builtinConfig,
+    log,
+  });
+  const watcher = watchConfigFile(file, async () => {
+    try {
+      await reloader.reload();
+    } catch (error) {
+      log.error(`Config reload failed: ${(error as Error).message}`);
+    }
+  });
+  return {
+    supervisor,
+    reloader,
+    async stop() {
+      await watcher.close();
+      await supervisor.stop();
+    },
+  };
+}
+
+/** The engine's URL as a process on this machine dials it (not 0.0.0.0). */
+function localUrl(engine: RunningEngine): string {
+  const host = engine.hostname;
+  if (host === "0.0.0.0") return `ws://127.0.0.1:${engine.port}`;
+  if (host === "::" || host === "[::]") return `ws://[::1]:${engine.port}`;
+  return engine.url;
+}

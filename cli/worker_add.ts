@@ -1,0 +1,271 @@
+/**
+ * `engine worker add <path|builtin> [--force]`: a folder with an
+ * `engine.worker.yaml` becomes a local worker (its dependencies installed,
+ * unless the cache says they are current), a built-in name becomes a
+ * built-in worker with its reference configuration. Nothing is written
+ * unless everything before succeeded. A running engine of the same config
+ * file starts the worker; this command then waits until its functions are
+ * registered.
+ *
+ * @module
+ */
+
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { addWorkerEntry, findWorkerEntry } from "../engine/config/mod.ts";
+import { install, installCacheDir } from "../engine/supervisor/install.ts";
+import { type LoadedManifest, loadManifest } from "../engine/supervisor/manifest.ts";
+import { BUILTIN_WORKERS } from "../workers/catalog.ts";
+import { callerDir } from "./paths.ts";
+import { formatDuration, progress } from "./progress.ts";
+import type { Io } from "./trigger.ts";
+import { UsageError } from "./usage.ts";
+import {
+  checkConfigText,
+  parseWorkerArgs,
+  readConfigFile,
+  type WorkerArgs,
+} from "./worker_args.ts";
+import { engineUrlFor, linkEngine } from "./worker_engine.ts";
+import { waitForBuiltin, waitForLocal } from "./worker_wait.ts";
+
+export async function workerAdd(args: string[], io: Io): Promise<number> {
+  const options = parseWorkerArgs(args, 120_000);
+  const [target, ...extra] = options.positionals;
+  if (target === undefined) {
+    throw new UsageError(
+      "Missing the worker: a folder path, or engine-http / engine-state",
+      "worker",
+    );
+  }
+  if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}"`, "worker");
+  const read = await readConfigFile(options.config);
+  if (!read.ok) {
+    io.err(
+      `Error: ${
+        read.missing ? read.message : `cannot add to an invalid config file: ${read.message}`
+      }`,
+    );
+    return 1;
+  }
+  if (!isPathLike(target) && target in BUILTIN_WORKERS) {
+    return await addBuiltin(target, options, io);
+  }
+  return await addLocal(expandHome(target), options, io);
+}
+
+function isPathLike(arg: string): boolean {
+  return /^[.~/]/.test(arg) || arg.includes("/") || arg.includes(sep);
+}
+
+function expandHome(path: string): string {
+  const home = Deno.env.get("HOME");
+  if (home && (path === "~" || path.startsWith("~/"))) return home + path.slice(1);
+  return isAbsolute(path) ? path : resolve(callerDir(), path);
+}
+
+async function addLocal(folder: string, options: WorkerArgs, io: Io): Promise<number> {
+  const file = options.config;
+  let loaded: LoadedManifest;
+  try {
+    loaded = await loadManifest(folder);
+  } catch (error) {
+    const message = (error as Error).message;
+    const builtins = Object.keys(BUILTIN_WORKERS).map((n) => `"${n}"`).join(", ");
+    io.err(
+      `Error: ${message}${
+        message.startsWith("No folder") ? ` (built-in workers: ${builtins})` : ""
+      }`,
+    );
+    return 1;
+  }
+  const { manifest } = loaded;
+  const name = manifest.name;
+  const text = await Deno.readTextFile(file);
+  const clash = await findClash(text, file, name, loaded);
+  if (clash) {
+    io.err(`Error: ${clash}; ${file} is unchanged`);
+    return 1;
+  }
+  const existing = findWorkerEntry(text, name);
+  if (existing && !options.force) {
+    io.out(
+      `Worker "${name}" is already in ${file} (line ${existing.line}): nothing changed. ` +
+        `Rerun with --force to reinstall its dependencies and restart it.`,
+    );
+    return 0;
+  }
+  io.out(`Worker "${name}" (${manifest.runtime.kind}) in ${loaded.folder}`);
+  const installed = await runInstall(loaded, file, options.force, io);
+  if (installed !== 0) return installed;
+
+  if (!existing) {
+    const entry = { name, path: configPath(dirname(file), loaded.folder) };
+    // Re-read: the file may have changed while the install ran.
+    const current = await Deno.readTextFile(file);
+    const edited = addWorkerEntry(current, entry);
+    if (!edited.ok) {
+      io.err(
+        `Error: ${edited.reason === "exists" ? `"${name}" was added meanwhile` : edited.message}`,
+      );
+      return 1;
+    }
+    const checked = checkConfigText(file, edited.text);
+    if (!checked.ok) {
+      io.err(
+        `Error: the edited config would be invalid, so it was not written: ${checked.message}`,
+      );
+      return 1;
+    }
+    await Deno.writeTextFile(file, edited.text);
+    io.out(`Added "${name}" to ${file} (path ${entry.path})`);
+  }
+  io.out(`The engine runs it with: ${manifest.scripts.start}   (in ${loaded.folder})`);
+  return await followEngine(name, "local", options, io, Boolean(existing));
+}
+
+/** Why `name` from `loaded` cannot be added, if it cannot. */
+async function findClash(
+  text: string,
+  file: string,
+  name: string,
+  loaded: LoadedManifest,
+): Promise<string | undefined> {
+  if (name in BUILTIN_WORKERS) {
+    return `${loaded.file}: name "${name}" is the name of a built-in worker: choose another`;
+  }
+  const checked = checkConfigText(file, text);
+  if (!checked.ok) return undefined;
+  const base = dirname(file);
+  const here = await realPath(loaded.folder);
+  for (const entry of checked.config.workers) {
+    const path = entry.path === undefined ? undefined : await realPath(resolve(base, entry.path));
+    if (entry.name === name && path !== here) {
+      const where = entry.path === undefined ? "as a built-in worker" : `with path "${entry.path}"`;
+      return `a worker named "${name}" is already in ${file} ${where}: rename the ` +
+        `worker in ${loaded.file}, or remove the other with "engine worker remove ${name}"`;
+    }
+    if (entry.name !== name && path === here) {
+      return `${loaded.folder} is already in ${file} as worker "${entry.name}": remove it ` +
+        `first with "engine worker remove ${entry.name}"`;
+    }
+  }
+  return undefined;
+}
+
+async function realPath(path: string): Promise<string> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** The worker's path as the config stores it: relative to the config's folder when inside it. */
+function configPath(base: string, folder: string): string {
+  const rel = relative(base, folder);
+  if (rel === "") return ".";
+  if (rel.startsWith("..") || isAbsolute(rel)) return folder;
+  return `./${rel.split(sep).join("/")}`;
+}
+
+async function runInstall(
+  loaded: LoadedManifest,
+  file: string,
+  force: boolean,
+  io: Io,
+): Promise<number> {
+  let show: ReturnType<typeof progress> | undefined;
+  const result = await install(loaded, {
+    cacheDir: installCacheDir(file),
+    force,
+    onStart: ({ command, folder, log }) => {
+      io.out(`Installing: ${command}   (in ${folder})`);
+      io.out(`Install log: ${log}`);
+      show = progress(io, "Installing dependencies");
+    },
+    onLine: (line) => show?.line(line),
+  });
+  switch (result.kind) {
+    case "none":
+      io.out("No install script: nothing to install");
+      return 0;
+    case "cached":
+      io.out("Dependencies unchanged since the last install: skipping it (--force reinstalls)");
+      return 0;
+    case "installed":
+      show?.done(`Installed in ${formatDuration(result.durationMs)}`);
+      return 0;
+    case "failed":
+      show?.done();
+      io.err(
+        `Error: the install failed with exit code ${result.code} after ` +
+          `${formatDuration(result.durationMs)}; ${file} is unchanged.\n` +
+          `Last lines of ${result.log}:\n${
+            result.tail.slice(-15).map((l) => `  │ ${l}`).join("\n")
+          }`,
+      );
+      return 1;
+  }
+}
+
+async function addBuiltin(name: string, options: WorkerArgs, io: Io): Promise<number> {
+  const file = options.config;
+  const text = await Deno.readTextFile(file);
+  const existing = findWorkerEntry(text, name);
+  if (existing) {
+    io.out(
+      `Worker "${name}" is already in ${file} (line ${existing.line}): nothing changed` +
+        (options.force ? ` (a built-in worker has no dependencies to reinstall)` : ""),
+    );
+    return 0;
+  }
+  const edited = addWorkerEntry(text, { name, config: BUILTIN_WORKERS[name]!.defaultConfig });
+  if (!edited.ok) {
+    io.err(`Error: ${edited.reason === "exists" ? `"${name}" is already there` : edited.message}`);
+    return 1;
+  }
+  const checked = checkConfigText(file, edited.text);
+  if (!checked.ok) {
+    io.err(`Error: the edited config would be invalid, so it was not written: ${checked.message}`);
+    return 1;
+  }
+  await Deno.writeTextFile(file, edited.text);
+  io.out(`Added "${name}" to ${file} with its reference configuration`);
+  return await followEngine(name, "builtin", options, io, false);
+}
+
+/** Tells what the running engine does with the new entry, waiting unless `--no-wait`. */
+async function followEngine(
+  name: string,
+  kind: "local" | "builtin",
+  options: WorkerArgs,
+  io: Io,
+  restart: boolean,
+): Promise<number> {
+  const read = await readConfigFile(options.config);
+  const url = engineUrlFor(read.ok ? read.config : undefined, options.url);
+  const linked = await linkEngine(url, options.config);
+  if (!linked.ok) {
+    io.out(`${linked.reason}: "${name}" starts with "engine --config ${options.config}"`);
+    return 0;
+  }
+  const { link } = linked;
+  try {
+    if (restart) {
+      const r = await link.client.call("engine::supervisor::restart", { name }) as {
+        restarted: boolean;
+      };
+      if (r.restarted) io.out(`Restarting "${name}" in the engine at ${url}`);
+    }
+    if (!options.wait) {
+      io.out(`The engine at ${url} starts "${name}"; "engine worker list" shows how it is doing`);
+      return 0;
+    }
+    const wait = { timeoutMs: options.timeoutMs };
+    return kind === "local"
+      ? await waitForLocal(link, name, io, wait)
+      : await waitForBuiltin(link, name, io, wait);
+  } finally {
+    await link.close();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * What the `engine worker` commands share: their options and reading the
+ * config file the way the engine validates it.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { DEFAULT_CONFIG_FILE, type EngineConfig, parseConfig } from "../engine/config/mod.ts";
+import { builtinConfigParsers } from "../workers/catalog.ts";
+import { resolveFromCaller } from "./paths.ts";
+import { UsageError } from "./usage.ts";
+
+/** Options shared by the `engine worker` commands. */
+export interface WorkerArgs {
+  positionals: string[];
+  /** The config file, absolute. */
+  config: string;
+  force: boolean;
+  url: string | undefined;
+  wait: boolean;
+  timeoutMs: number;
+  json: boolean;
+}
+
+export function parseWorkerArgs(args: string[], defaultTimeoutMs: number): WorkerArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        config: { type: "string", short: "c" },
+        force: { type: "boolean", short: "f" },
+        url: { type: "string" },
+        "no-wait": { type: "boolean" },
+        "timeout-ms": { type: "string" },
+        json: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message, "worker");
+  }
+  const { values, positionals } = parsed;
+  let timeoutMs = defaultTimeoutMs;
+  if (values["timeout-ms"] !== undefined) {
+    timeoutMs = Number(values["timeout-ms"]);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+      throw new UsageError(
+        `--timeout-ms must be a positive whole number of milliseconds: got "${
+          values["timeout-ms"]
+        }"`,
+        "worker",
+      );
+    }
+  }
+  return {
+    positionals,
+    config: resolveFromCaller(values.config ?? DEFAULT_CONFIG_FILE),
+    force: values.force ?? false,
+    url: values.url,
+    wait: !values["no-wait"],
+    timeoutMs,
+    json: values.json ?? false,
+  };
+}
+
+/** The config file's text and its validated content. */
+export type ConfigFile =
+  | { ok: true; text: string; config: EngineConfig }
+  | { ok: false; message: string; missing: boolean };
+
+/** Reads and validates the config file at `file` (absolute). */
+export async function readConfigFile(file: string): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    const missing = error instanceof Deno.errors.NotFound;
+    return {
+      ok: false,
+      missing,
+      message: missing
+        ? `No config file at "${file}": create one containing "workers: []", or name another with --config`
+        : `Cannot read "${file}": ${(error as Error).message}`,
+    };
+  }
+  return checkConfigText(file, text);
+}
+
+/** Validates config text as the engine would. */
+export function checkConfigText(file: string, text: string): ConfigFile {
+  const parsed = parseConfig(text, {
+    file,
+    env: (name) => Deno.env.get(name),
+    workerConfigs: builtinConfigParsers(),
+  });
+  if (!parsed.ok) return { ok: false, missing: false, message: parsed.error.message };
+  return { ok: true, text, config: parsed.config };
+}

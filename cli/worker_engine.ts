@@ -1,0 +1,115 @@
+/**
+ * The `engine worker` commands' view of a running engine: find the engine
+ * that runs a given config file, read its supervised and connected workers,
+ * and wait for a worker to come up or go away.
+ *
+ * @module
+ */
+
+import type { EngineConfig } from "../engine/config/mod.ts";
+import type { SupervisedView } from "../engine/supervisor/functions.ts";
+import { EngineClient, FunctionFailed } from "./engine_url.ts";
+
+/** A worker as `engine::workers::list` shows it (the fields used here). */
+export interface ConnectedWorker {
+  name: string;
+  kind: string;
+  pid: number | null;
+  function_count: number;
+  functions: string[];
+}
+
+/** A connection to the engine that runs the config file. */
+export interface EngineLink {
+  url: string;
+  client: EngineClient;
+  supervised(): Promise<SupervisedView[]>;
+  connected(): Promise<ConnectedWorker[]>;
+  close(): Promise<void>;
+}
+
+export type LinkResult =
+  | { ok: true; link: EngineLink }
+  /** No engine to talk to, and why, in a sentence. */
+  | { ok: false; url: string; reason: string };
+
+/**
+ * The URL to reach the engine of `config`: `--url`, else `ENGINE_URL`, else
+ * the config's own host and port.
+ */
+export function engineUrlFor(config: EngineConfig | undefined, flag?: string): string {
+  const fromEnv = flag || Deno.env.get("ENGINE_URL");
+  if (fromEnv) return fromEnv;
+  if (!config || config.port === 0) return "ws://localhost:49134";
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  return `ws://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
+}
+
+/** Connects to the engine at `url` and checks that it runs the config file `file`. */
+export async function linkEngine(url: string, file: string): Promise<LinkResult> {
+  let client: EngineClient;
+  try {
+    client = await EngineClient.connect(url, { timeoutMs: 3000 });
+  } catch {
+    return { ok: false, url, reason: `No engine is running at ${url}` };
+  }
+  let runs: string;
+  try {
+    ({ config: runs } = await client.call("engine::supervisor::list", {}, 10_000) as {
+      config: string;
+    });
+  } catch (error) {
+    await client.close();
+    const detail = error instanceof FunctionFailed ? error.body.message : String(error);
+    return {
+      ok: false,
+      url,
+      reason: `The engine at ${url} does not supervise workers (${detail})`,
+    };
+  }
+  if (!await sameFile(runs, file)) {
+    await client.close();
+    return { ok: false, url, reason: `The engine at ${url} runs ${runs}, not ${file}` };
+  }
+  const link: EngineLink = {
+    url,
+    client,
+    async supervised() {
+      const r = await client.call("engine::supervisor::list", {}, 10_000) as {
+        workers: SupervisedView[];
+      };
+      return r.workers;
+    },
+    async connected() {
+      const r = await client.call("engine::workers::list", {}, 10_000) as {
+        workers: ConnectedWorker[];
+      };
+      return r.workers;
+    },
+    close: () => client.close(),
+  };
+  return { ok: true, link };
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  if (a === b) return true;
+  try {
+    return await Deno.realPath(a) === await Deno.realPath(b);
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` every `intervalMs` until it returns a value or `timeoutMs` passes. */
+export async function poll<T>(
+  check: () => Promise<T | undefined>,
+  options: { timeoutMs: number; intervalMs?: number },
+): Promise<T | undefined> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * `engine worker remove <name>`: deletes the worker's entry from the config
+ * file (keeping everything else byte for byte); a running engine of that
+ * file stops the worker, and this command waits until it has.
+ *
+ * @module
+ */
+
+import { removeWorkerEntry } from "../engine/config/mod.ts";
+import type { Io } from "./trigger.ts";
+import { UsageError } from "./usage.ts";
+import { checkConfigText, parseWorkerArgs, readConfigFile } from "./worker_args.ts";
+import { engineUrlFor, linkEngine } from "./worker_engine.ts";
+import { waitForGone } from "./worker_wait.ts";
+
+export async function workerRemove(args: string[], io: Io): Promise<number> {
+  const options = parseWorkerArgs(args, 30_000);
+  const [name, ...extra] = options.positionals;
+  if (name === undefined) {
+    throw new UsageError("Missing the name of the worker to remove", "worker");
+  }
+  if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}"`, "worker");
+  const file = options.config;
+  const read = await readConfigFile(file);
+  if (!read.ok && read.missing) {
+    io.err(`Error: ${read.message}`);
+    return 1;
+  }
+  const text = await Deno.readTextFile(file);
+  const removed = removeWorkerEntry(text, name);
+  if (!removed.ok) {
+    io.err(
+      removed.reason === "missing"
+        ? `Error: no worker "${name}" in ${file}: "engine worker list" shows the workers`
+        : `Error: ${removed.message}`,
+    );
+    return 1;
+  }
+  const checked = checkConfigText(file, removed.text);
+  if (!checked.ok && read.ok) {
+    io.err(`Error: the edited config would be invalid, so it was not written: ${checked.message}`);
+    return 1;
+  }
+  await Deno.writeTextFile(file, removed.text);
+  io.out(`Removed "${name}" from ${file}`);
+
+  const url = engineUrlFor(checked.ok ? checked.config : undefined, options.url);
+  const linked = await linkEngine(url, file);
+  if (!linked.ok) {
+    io.out(`${linked.reason}: nothing to stop`);
+    return 0;
+  }
+  try {
+    if (!options.wait) return 0;
+    if (await waitForGone(linked.link, name, { timeoutMs: options.timeoutMs })) {
+      io.out(`Stopped "${name}" in the engine at ${url}`);
+      return 0;
+    }
+    io.err(`Error: the engine at ${url} still runs "${name}": see its output`);
+    return 1;
+  } finally {
+    await linked.link.close();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * After `engine worker add`: wait, with progress, until the running engine
+ * has started the worker and the worker has registered its functions, then
+ * list them, or say why not (a crash with its last output, a failed install,
+ * an engine that did not pick up the change). After `worker remove`: wait
+ * until the engine has stopped it.
+ *
+ * @module
+ */
+
+import type { SupervisedView } from "../engine/supervisor/functions.ts";
+import { formatDuration, progress } from "./progress.ts";
+import type { Io } from "./trigger.ts";
+import { type EngineLink, poll } from "./worker_engine.ts";
+
+export interface WaitOptions {
+  timeoutMs: number;
+}
+
+/** How long a connected worker may stay without functions before that counts as its answer. */
+const NO_FUNCTIONS_MS = 3000;
+/** Functions arrive in a burst: the count must hold this long. */
+const SETTLE_MS = 500;
+
+/** Waits for local worker `name`; returns the exit code for `worker add`. */
+export async function waitForLocal(
+  link: EngineLink,
+  name: string,
+  io: Io,
+  options: WaitOptions,
+): Promise<number> {
+  const started = Date.now();
+  const show = progress(io, `Waiting for "${name}" to start and register its functions`, {
+    echoLines: false,
+  });
+  let count = -1;
+  let countSince = started;
+  let connectedSince: number | undefined;
+  const outcome = await poll(async (): Promise<Outcome | undefined> => {
+    const w = (await link.supervised()).find((s) => s.name === name);
+    if (!w) {
+      show.status(`Waiting for the engine to pick up "${name}" from its config`);
+      return undefined;
+    }
+    const tail = w.tail.at(-1);
+    if (tail !== undefined) show.line(tail);
+    if (w.status === "crashed") return { kind: "crashed", worker: w };
+    if (w.status === "installing") show.status(`Engine installing dependencies of "${name}"`);
+    else if (w.status === "running" && !w.connected) {
+      show.status(`"${name}" started (pid ${w.pid}); waiting for it to connect`);
+    }
+    if (!w.connected || w.status !== "running") {
+      connectedSince = undefined;
+      return undefined;
+    }
+    connectedSince ??= Date.now();
+    show.status(`"${name}" connected; waiting for its functions`);
+    if (w.function_count !== count) {
+      count = w.function_count;
+      countSince = Date.now();
+      return undefined;
+    }
+    if (count > 0 && Date.now() - countSince >= SETTLE_MS) return { kind: "ready", worker: w };
+    if (count === 0 && Date.now() - connectedSince >= NO_FUNCTIONS_MS) {
+      return { kind: "ready", worker: w };
+    }
+    return undefined;
+  }, { timeoutMs: options.timeoutMs });
+  const took = formatDuration(Date.now() - started);
+  if (!outcome) {
+    show.done();
+    const w = (await link.supervised()).find((s) => s.name === name);
+    io.err(
+      w
+        ? `Error: "${name}" did not register any function within ${took} (status ${w.status}` +
+          `${w.pid ? `, pid ${w.pid}` : ""}): see the engine's output${tailText(w)}`
+        : `Error: the engine did not start "${name}" within ${took}: ` +
+          `check its output for a config error`,
+    );
+    return 1;
+  }
+  const w = outcome.worker;
+  if (outcome.kind === "crashed") {
+    show.done();
+    const why = w.error ??
+      (w.last_exit
+        ? `${
+          w.last_exit.signal ? `killed by ${w.last_exit.signal}` : `exit code ${w.last_exit.code}`
+        }` +
+          ` after ${formatDuration(w.last_exit.uptime_ms)}; the engine restarts it with backoff`
+        : "it stopped");
+    io.err(`Error: "${name}" crashed: ${why}${tailText(w)}`);
+    return 1;
+  }
+  show.done(
+    w.function_count === 0
+      ? `✓ "${name}" is running (pid ${w.pid}) and registered no functions (${took})`
+      : `✓ "${name}" is running (pid ${w.pid}) with ${w.function_count} ` +
+        `function${w.function_count === 1 ? "" : "s"} (${took}):`,
+  );
+  for (const id of w.functions) io.out(`  ${id}`);
+  return 0;
+}
+
+type Outcome = { kind: "ready" | "crashed"; worker: SupervisedView };
+
+function tailText(w: SupervisedView): string {
+  if (w.tail.length === 0) return "";
+  return `\nLast output of "${w.name}":\n${w.tail.slice(-15).map((l) => `  │ ${l}`).join("\n")}`;
+}
+
+/** Waits for built-in worker `name` to run in the engine and lists its functions. */
+export async function waitForBuiltin(
+  link: EngineLink,
+  name: string,
+  io: Io,
+  options: WaitOptions,
+): Promise<number> {
+  const show = progress(io, `Waiting for the engine to start "${name}"`, { echoLines: false });
+  const w = await poll(
+    async () => (await link.connected()).find((c) => c.name === name && c.kind === "builtin"),
+    { timeoutMs: options.timeoutMs },
+  );
+  if (!w) {
+    show.done();
+    io.err(`Error: the engine did not start "${name}": see its output`);
+    return 1;
+  }
+  show.done(`✓ "${name}" is running in the engine with ${w.function_count} functions:`);
+  for (const id of [...w.functions].sort()) io.out(`  ${id}`);
+  return 0;
+}
+
+/**
+ * Waits until the engine no longer runs worker `name`: not supervised, and
+ * no connection of that name (its process may take a moment to go); false
+ * on time-out.
+ */
+export async function waitForGone(
+  link: EngineLink,
+  name: string,
+  options: WaitOptions,
+): Promise<boolean> {
+  const gone = await poll(async () => {
+    const supervised = (await link.supervised()).some((s) => s.name === name);
+    const connected = (await link.connected()).some((c) => c.name === name);
+    return supervised || connected ? undefined : true;
+  }, { timeoutMs: options.timeoutMs });
+  return gone === true;
+}

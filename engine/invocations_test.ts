@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { type Invocation, Invocations } from "./invocations.ts";
+
+function call(id: string, timeoutMs: number, target = "w1"): Invocation {
+  return {
+    id,
+    functionId: "a::b",
+    target,
+    caller: undefined,
+    start: Date.now(),
+    timeoutMs,
+    deadline: performance.now() + timeoutMs,
+    traceId: "t",
+    spanId: "s",
+    parentSpanId: undefined,
+    traced: false,
+    settle: () => {},
+  };
+}
+
+Deno.test("Invocations expires calls of mixed time-outs in deadline order, with one timer", async () => {
+  const expired: string[] = [];
+  const { promise: allExpired, resolve } = Promise.withResolvers<void>();
+  const invocations = new Invocations((inv) => {
+    invocations.take(inv.id);
+    expired.push(inv.id);
+    if (expired.length === 3) resolve();
+  });
+  invocations.add(call("slow", 60));
+  invocations.add(call("fast", 5));
+  invocations.add(call("answered", 10));
+  invocations.add(call("middle", 30));
+  invocations.add(call("middle-2", 30));
+  assert.equal(invocations.take("answered")?.id, "answered");
+  await allExpired;
+  assert.deepEqual(expired, ["fast", "middle", "middle-2"]);
+  assert.equal(invocations.size, 1);
+  assert.equal(invocations.take("slow")?.id, "slow", "the last call ended before its deadline");
+  assert.equal(invocations.size, 0);
+  // The test sanitizer fails the test if a timer were still armed here.
+});
+
+Deno.test("Invocations keeps per-target counts and forgets a call once taken", () => {
+  const invocations = new Invocations();
+  invocations.add(call("a", 1000, "w1"));
+  invocations.add(call("b", 1000, "w1"));
+  invocations.add(call("c", 1000, "w2"));
+  assert.equal(invocations.inFlight("w1"), 2);
+  assert.deepEqual(invocations.ofTarget("w2"), ["c"]);
+  assert.equal(invocations.take("a")?.id, "a");
+  assert.equal(invocations.take("a"), undefined, "a call ends once");
+  assert.equal(invocations.inFlight("w1"), 1);
+  for (const id of invocations.ids()) invocations.take(id);
+  assert.equal(invocations.size, 0);
+});

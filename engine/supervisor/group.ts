@@ -1,0 +1,159 @@
+/**
+ * Process groups: every script the supervisor runs (an install, a worker)
+ * gets a session and process group of its own, so stopping it reaches every
+ * process it started, however deep (`kill -TERM -<pgid>`, then `-KILL`).
+ *
+ * Each group also carries a lifeline: a tiny watchdog shell reading a pipe
+ * whose other end only the engine holds. When the engine dies, even by
+ * SIGKILL, the pipe closes and the watchdog sends SIGTERM to its group, so
+ * no worker outlives the engine that started it.
+ *
+ * @module
+ */
+
+/**
+ * Run by `sh -c` with the user's command as `$1`: keep the lifeline (stdin)
+ * on fd 3 for the watchdog, then replace this shell by the command, whose
+ * stdin is /dev/null. The watchdog's output goes nowhere, so it never holds
+ * the pipes the engine reads the worker's output from.
+ */
+const LIFELINE = `exec 3<&0
+( cat <&3 >/dev/null 2>&1; kill -TERM 0 ) </dev/null >/dev/null 2>&1 &
+exec sh -c "$1" </dev/null 3<&-`;
+
+export interface GroupSpawnOptions {
+  /** The folder the command runs in. */
+  cwd: string;
+  /** Added to the engine's own environment. */
+  env: Record<string, string>;
+  /** Shown as the shell's `$0` (in `ps`). */
+  label?: string;
+}
+
+/**
+ * Starts `command` with `sh -c` in a new session (its pid is its process
+ * group id), stdout and stderr piped. Keep the returned child's stdin open
+ * while it runs: it is the lifeline; close it once the child has exited.
+ */
+export function spawnGroup(command: string, options: GroupSpawnOptions): Deno.ChildProcess {
+  return new Deno.Command("sh", {
+    args: ["-c", LIFELINE, options.label ?? "engine-worker", command],
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  }).spawn();
+}
+
+/** Closes the lifeline of an exited child; never throws. */
+export async function closeLifeline(child: Deno.ChildProcess): Promise<void> {
+  try {
+    await child.stdin.close();
+  } catch {
+    // already closed
+  }
+}
+
+/** Sends `signal` to every process of group `pgid`; false when none is left. */
+export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pids of the live (non-zombie) processes of group `pgid`, read from `/proc`. */
+export function groupMembers(pgid: number): number[] | undefined {
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync("/proc");
+  } catch {
+    return undefined; // no /proc: not Linux
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const stat = procStat(Number(entry.name));
+    if (stat && stat.pgrp === pgid && stat.state !== "Z") members.push(Number(entry.name));
+  }
+  return members;
+}
+
+/** Whether some live process of group `pgid` remains. */
+export function groupAlive(pgid: number): boolean {
+  const members = groupMembers(pgid);
+  // Without /proc, a harmless signal tells whether the group exists.
+  return members === undefined ? signalGroup(pgid, "SIGCONT") : members.length > 0;
+}
+
+/** The process group of `pid`, from `/proc`; undefined when unknown. */
+export function processGroupOf(pid: number): number | undefined {
+  return procStat(pid)?.pgrp;
+}
+
+function procStat(pid: number): { state: string; pgrp: number } | undefined {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
+}
+
+/**
+ * Stops group `pgid`: SIGTERM, then SIGKILL to whatever is left after
+ * `graceMs`. Resolves once no live process of the group remains (or right
+ * after the SIGKILL where that cannot be told).
+ */
+export async function killGroup(pgid: number, graceMs: number): Promise<void> {
+  if (!signalGroup(pgid, "SIGTERM")) return;
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(pgid)) {
+    if (Date.now() >= deadline) {
+      signalGroup(pgid, "SIGKILL");
+      await waitUntilGone(pgid, 2000);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function waitUntilGone(pgid: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (groupAlive(pgid) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Calls `onLine` for each line of `stream` (without its end of line), the
+ * last one even without a newline. Very long lines are cut at `maxLength`.
+ */
+export async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: (line: string) => void,
+  maxLength = 16_384,
+): Promise<void> {
+  let buffer = "";
+  const emit = (line: string) => onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let newline;
+    while ((newline = buffer.indexOf("\n")) !== -1) {
+      emit(buffer.slice(0, newline).slice(0, maxLength));
+      buffer = buffer.slice(newline + 1);
+    }
+    if (buffer.length > maxLength) {
+      emit(buffer.slice(0, maxLength));
+      buffer = "";
+    }
+  }
+  if (buffer !== "") emit(buffer);
+}

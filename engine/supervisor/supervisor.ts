@@ -1,0 +1,132 @@
+/**
+ * The engine's local workers: one {@linkcode SupervisedWorker} per config
+ * entry with a `path`. `reconcile` makes the running set match a new list of
+ * entries (start the added, stop the removed, restart the changed), which is
+ * all that live config reload needs.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import type { Logger } from "../api.ts";
+import { diffWorkers } from "../config/diff.ts";
+import type { WorkerEntry } from "../config/schema.ts";
+import { SupervisedWorker, type SupervisionOptions, type WorkerStatus } from "./process.ts";
+
+export interface SupervisorOptions {
+  /** Entries' `path`s resolve against it (the config file's folder). */
+  baseDir: string;
+  /** Install caches and logs. */
+  cacheDir: string;
+  /** The engine's WebSocket URL as workers should dial it. */
+  engineUrl: string;
+  /** Given to workers as `ENGINE_TOKEN` when the engine requires one. */
+  token?: string;
+  /** The logger of worker `name` (entries tagged with its name). */
+  loggerFor: (name: string) => Logger;
+  supervision?: Partial<SupervisionOptions>;
+}
+
+/** What a reconcile did, by worker name. */
+export interface ReconcileResult {
+  started: string[];
+  stopped: string[];
+  restarted: string[];
+}
+
+export class Supervisor {
+  #options: SupervisorOptions;
+  #entries: WorkerEntry[] = [];
+  #workers = new Map<string, SupervisedWorker>();
+  /** Reconciles, restarts and stops run one at a time, in call order. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: SupervisorOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Makes the supervised workers match `entries` (those without a `path` are
+   * ignored). New workers are started without waiting for them to run.
+   */
+  reconcile(entries: WorkerEntry[]): Promise<ReconcileResult> {
+    return this.#serial(() => this.#reconcile(entries));
+  }
+
+  async #reconcile(entries: WorkerEntry[]): Promise<ReconcileResult> {
+    const next = entries.filter((entry) => entry.path !== undefined);
+    const diff = diffWorkers(this.#entries, next);
+    this.#entries = next;
+    await Promise.all([
+      ...diff.removed.map((entry) => this.#stop(entry.name)),
+      ...diff.changed.map(({ previous }) => this.#stop(previous.name)),
+    ]);
+    for (const entry of [...diff.added, ...diff.changed.map((c) => c.next)]) this.#start(entry);
+    return {
+      started: diff.added.map((e) => e.name),
+      stopped: diff.removed.map((e) => e.name),
+      restarted: diff.changed.map((c) => c.next.name),
+    };
+  }
+
+  /** Stops and starts worker `name` again (after a reinstall, say); false when unknown. */
+  restart(name: string): Promise<boolean> {
+    return this.#serial(async () => {
+      const entry = this.#entries.find((e) => e.name === name);
+      if (!entry) return false;
+      await this.#stop(name);
+      this.#start(entry);
+      return true;
+    });
+  }
+
+  /** The status of every supervised worker, in config order. */
+  list(): WorkerStatus[] {
+    return this.#entries.flatMap((entry) => this.#workers.get(entry.name)?.describe() ?? []);
+  }
+
+  get(name: string): WorkerStatus | undefined {
+    return this.#workers.get(name)?.describe();
+  }
+
+  /** Stops every worker (in parallel) and forgets them. */
+  stop(): Promise<void> {
+    return this.#serial(async () => {
+      this.#entries = [];
+      await Promise.all([...this.#workers.keys()].map((name) => this.#stop(name)));
+    });
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  #start(entry: WorkerEntry): void {
+    const o = this.#options;
+    const env: Record<string, string> = {
+      ENGINE_URL: o.engineUrl,
+      ENGINE_WORKER_NAME: entry.name,
+      ...(entry.config !== undefined ? { ENGINE_WORKER_CONFIG: JSON.stringify(entry.config) } : {}),
+      ...(o.token ? { ENGINE_TOKEN: o.token } : {}),
+    };
+    const worker = new SupervisedWorker({
+      name: entry.name,
+      folder: resolve(o.baseDir, entry.path!),
+      cacheDir: o.cacheDir,
+      env,
+      log: o.loggerFor(entry.name),
+      ...(o.supervision ? { supervision: o.supervision } : {}),
+    });
+    this.#workers.set(entry.name, worker);
+    worker.start();
+  }
+
+  async #stop(name: string): Promise<void> {
+    const worker = this.#workers.get(name);
+    if (!worker) return;
+    this.#workers.delete(name);
+    await worker.stop();
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The engine supervising local workers, end to end: a real engine process,
+ * real `engine worker …` processes, real SDK workers it starts, hand edits
+ * of its config file, crashes, and stopping it with SIGTERM and SIGKILL.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { type EngineProcess, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
+import {
+  alive,
+  DENO_START,
+  eventually,
+  groupPids,
+  sdkWorkerSource,
+  writeLocalWorker,
+} from "../support/local_worker.ts";
+import { type Frame, RawWorker, waitForFunctions } from "../support/raw_worker.ts";
+
+const GREETER = fileURLToPath(new URL("../fixtures/workers/greeter", import.meta.url));
+const CONFIG = `# Supervisor test config: comments stay.
+host: 127.0.0.1
+port: 0
+console:
+  enabled: false
+workers: []
+`;
+
+interface Running {
+  dir: string;
+  file: string;
+  engine: EngineProcess;
+  probe: RawWorker;
+  cli: (...args: string[]) => ReturnType<typeof runCli>;
+  functions: () => Promise<string[]>;
+  supervised: (name: string) => Promise<Frame | undefined>;
+  stop: () => Promise<void>;
+}
+
+async function running(config = CONFIG): Promise<Running> {
+  const { dir, file } = await tempConfig(config);
+  const engine = await spawnEngine({ config: file });
+  const probe = await RawWorker.connect(engine.url);
+  const cli = (...args: string[]) =>
+    runCli(["worker", ...args, "--config", file], { env: { ENGINE_URL: engine.url } });
+  const functions = async () =>
+    ((await probe.call("engine::functions::list", {})).result.functions as Frame[]).map((f) =>
+      f.function_id as string
+    );
+  const supervised = async (name: string) =>
+    ((await probe.call("engine::supervisor::list", {})).result.workers as Frame[]).find((w) =>
+      w.name === name
+    );
+  const stop = async () => {
+    await probe.close();
+    if (engine.child.pid) await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+  };
+  return { dir, file, engine, probe, cli, functions, supervised, stop };
+}
+
+Deno.test("engine worker add starts the worker in the running engine; list shows it; remove stops it", async (t) => {
+  const r = await running();
+  try {
+    await t.step("before: its functions are not found", async () => {
+      const call = await r.probe.call("greeter::hello", {});
+      assert.equal(call.error?.message, "Function greeter::hello not found");
+    });
+    let pid = 0;
+    await t.step("add waits for the functions and lists them", async () => {
+      const add = await r.cli("add", GREETER);
+      assert.equal(add.code, 0, add.stderr + add.stdout);
+      const ready =
+        /✓ "greeter" is running \(pid (\d+)\) with 2 functions \([\d.]+s\):\n {2}greeter::env\n {2}greeter::hello\n/
+          .exec(add.stdout);
+      assert.ok(ready, add.stdout);
+      pid = Number(ready[1]);
+      assert.ok(groupPids(pid).length > 0);
+      await r.engine.waitForLine(/\[greeter\] greeter ready \(pid \d+\)/);
+      await r.engine.waitForLine(/\[engine\] Config reloaded: started "greeter"/);
+    });
+    await t.step("its functions answer, with the engine's environment", async () => {
+      const hello = await r.probe.call("greeter::hello", { name: "Ada" });
+      assert.equal(hello.result.message, "hello Ada");
+      const env = await r.probe.call("greeter::env", {});
+      assert.equal(env.result.worker_name, "greeter");
+      assert.ok(groupPids(pid).includes(env.result.pid), "the worker runs in the supervised group");
+    });
+    await t.step("list shows status, pid and functions", async () => {
+      const list = await r.cli("list", "--json");
+      assert.equal(list.code, 0, list.stderr);
+      const rows = JSON.parse(list.stdout).workers as Frame[];
+      assert.deepEqual(rows.find((w) => w.kind === "external")?.status, "running", "the probe");
+      assert.deepEqual(rows.filter((w) => w.kind !== "external"), [{
+        name: "greeter",
+        kind: "typescript",
+        status: "running",
+        pid,
+        functions: 2,
+        restarts: 0,
+        error: null,
+      }]);
+      const table = await r.cli("list");
+      assert.match(table.stdout, new RegExp(`\\ngreeter +typescript +running +${pid} +2 +0`));
+    });
+    await t.step("remove stops it and its functions disappear", async () => {
+      const remove = await r.cli("remove", "greeter");
+      assert.equal(remove.code, 0, remove.stderr);
+      assert.ok(remove.stdout.includes(`Stopped "greeter" in the engine at ${r.engine.url}`));
+      assert.deepEqual((await r.functions()).filter((f) => f.startsWith("greeter::")), []);
+      assert.deepEqual(groupPids(pid), []);
+      assert.equal(await Deno.readTextFile(r.file), CONFIG);
+      const call = await r.probe.call("greeter::hello", {});
+      assert.equal(call.error?.message, "Function greeter::hello not found");
+    });
+  } finally {
+    await r.stop();
+  }
+});
+
+Deno.test("the running engine picks up hand edits of its config and reports invalid ones", async (t) => {
+  const r = await running();
+  await writeLocalWorker(`${r.dir}/hand`, {
+    name: "hand",
+    start: DENO_START,
+    files: { "main.ts": sdkWorkerSource("hand") },
+  });
+  const entry = "  - name: hand\n    path: ./hand\n    config: {color: blue}\n";
+  try {
+    await t.step("an added entry starts the worker, with its config block", async () => {
+      await Deno.writeTextFile(r.file, CONFIG.replace("workers: []\n", `workers:\n${entry}`));
+      await waitForFunctions(r.probe, ["hand::ping"], 20_000);
+      const ping = await r.probe.call("hand::ping", {});
+      assert.equal(ping.result.worker_config, '{"color":"blue"}');
+    });
+    await t.step("an invalid edit is reported with file, line and field, and ignored", async () => {
+      const invalid = CONFIG.replace("port: 0", "prot: 0").replace("workers: []\n", `workers:\n`);
+      await Deno.writeTextFile(r.file, invalid);
+      await r.engine.waitForLine(
+        new RegExp(
+          `ERROR \\[engine\\] Config change ignored, still running the previous config: ${r.file}:3:1: prot: Unknown field`,
+        ),
+      );
+      const ping = await r.probe.call("hand::ping", {});
+      assert.ok(ping.result?.pid, "the worker still runs");
+    });
+    await t.step("removing the entry by hand stops the worker", async () => {
+      await Deno.writeTextFile(r.file, CONFIG);
+      await r.engine.waitForLine(/Config reloaded: stopped "hand"/);
+      await eventually(
+        async () => !(await r.functions()).includes("hand::ping"),
+        "hand::ping gone",
+      );
+    });
+  } finally {
+    await r.stop();
+  }
+});
+
+Deno.test("a crashing worker is restarted with backoff and reported; worker add says why it is not ready", async () => {
+  const r = await running();
+  await writeLocalWorker(`${r.dir}/crasher`, {
+    name: "crasher",
+    start: 'echo "crashing as $ENGINE_WORKER_NAME"; exit 7',
+  });
+  try {
+    const add = await r.cli("add", `${r.dir}/crasher`);
+    assert.equal(add.code, 1, add.stdout);
+    assert.match(
+      add.stderr,
+      /^Error: "crasher" crashed: exit code 7 after [\d.]+s; the engine restarts it with backoff\nLast output of "crasher":\n {2}│ crashing as crasher\n/,
+    );
+    await r.engine.waitForLine(
+      /WARN {2}\[crasher\] Worker "crasher" exited with code 7 after \d+ ms: restarting in 1000 ms/,
+    );
+    await r.engine.waitForLine(
+      /\[crasher\] Worker "crasher" exited with code 7 after \d+ ms: restarting in 2000 ms/,
+    );
+    const status = await r.supervised("crasher");
+    assert.ok(status && status.restarts >= 1);
+    assert.equal(status.last_exit.code, 7);
+    assert.equal(
+      r.engine.lines.filter((l) => l.includes("[crasher] crashing as crasher")).length >= 2,
+      true,
+    );
+  } finally {
+    await r.stop();
+  }
+});
+
+Deno.test("stopping the engine leaves no process of its workers behind", async (t) => {
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    await t.step(signal, async () => {
+      const r = await running();
+      // The start script leaves a `sleep` of its own, and the worker spawns another.
+      await writeLocalWorker(`${r.dir}/forker`, {
+        name: "forker",
+        start: `sleep 1000 & exec ${DENO_START}`,
+        files: { "main.ts": sdkWorkerSource("forker", { spawnChild: true }) },
+      });
+      try {
+        await Deno.writeTextFile(
+          r.file,
+          CONFIG.replace("workers: []\n", "workers:\n  - name: forker\n    path: ./forker\n"),
+        );
+        await waitForFunctions(r.probe, ["forker::ping"], 20_000);
+        const { pid } = (await r.supervised("forker"))!;
+        const before = groupPids(pid);
+        assert.ok(before.length >= 4, `sleep, deno, its sleep, the lifeline: ${before}`);
+        await r.probe.close();
+        const code = await r.engine.stop(signal);
+        assert.equal(code, signal === "SIGTERM" ? 0 : 137);
+        // SIGTERM: the engine stops them before exiting. SIGKILL: the lifeline does.
+        await eventually(() => groupPids(pid).length === 0, `group ${pid} gone`, 5000);
+        assert.deepEqual(before.filter(alive), [], "every process is gone");
+      } finally {
+        await r.stop();
+      }
+    });
+  }
+});
