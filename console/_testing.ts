@@ -15,7 +15,12 @@ import { builtinLink, type EngineLink } from "./link.ts";
 import { createConsoleApp } from "./server.ts";
 import type { Hono } from "hono";
 
+/** `probe::wait` answers once this resolves. */
+let release = Promise.withResolvers<void>();
+
 export interface Harness {
+  /** Answers every `probe::wait` call in flight. */
+  release(): void;
   engine: RunningEngine;
   api: EngineApi;
   link: EngineLink;
@@ -39,6 +44,7 @@ function probeWorker(ready: (api: EngineApi) => void): BuiltinWorker {
       api.registerFunction("probe::fail", () => {
         throw Object.assign(new Error("Probe failed on purpose"), { code: "probe_failed" });
       });
+      api.registerFunction("probe::wait", () => release.promise);
       api.registerFunction("probe::gate", () => ({ action: "continue", context: { gate: 1 } }));
       api.registerFunction("probe::hello", (req) => {
         api.log.info("Handled hello", { function_id: "probe::hello" });
@@ -76,7 +82,9 @@ export async function startHarness(options: { token?: string } = {}): Promise<Ha
     await feed.start();
     const app = createConsoleApp({ link, feed, token: options.token, keepAliveMs: 60_000 });
     const http = engine.describeBuiltin("engine-http") as { port: number };
+    release = Promise.withResolvers<void>();
     return {
+      release: () => release.resolve(),
       engine,
       api,
       link,

@@ -2,7 +2,7 @@
  * What waits and what runs: HTTP requests waiting for a concurrency slot
  * (from `engine-http`'s status in `engine::workers::list`), calls in flight
  * per function and per worker (`engine::invocations::stats`), and the
- * durable queues when a queue worker answers `engine::queue::list_topics`.
+ * durable queues when a queue worker answers `engine::queue::list`.
  *
  * @module
  */
@@ -16,7 +16,14 @@ export interface QueuesSnapshot {
     per_worker: Record<string, number>;
   };
   /** `null` when no queue worker is installed. */
-  durable: unknown;
+  durable: { adapter?: string; queues: DurableQueue[] } | null;
+}
+
+export interface DurableQueue {
+  name: string;
+  depth: number;
+  in_flight: number;
+  dead_letters: number;
 }
 
 interface WorkerRow {
@@ -32,7 +39,7 @@ export async function queuesSnapshot(link: EngineLink): Promise<QueuesSnapshot> 
   ];
   const [workers, durable] = await Promise.all([
     link.call("engine::workers::list", {}) as Promise<{ workers: WorkerRow[] }>,
-    link.call("engine::queue::list_topics", {}).catch((e) => {
+    (link.call("engine::queue::list", {}) as Promise<QueuesSnapshot["durable"]>).catch((e) => {
       if (e instanceof LinkError && e.code === "function_not_found") return null;
       throw e;
     }),

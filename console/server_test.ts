@@ -227,3 +227,38 @@ Deno.test("/api/events streams logs, spans, engine changes, state changes and qu
     await h.stop();
   }
 });
+
+Deno.test("calls in flight show per function and per worker, without the console's own", async () => {
+  const h = await startHarness();
+  try {
+    const waiting = h.api.call("probe::wait", {}, {
+      traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+    });
+    const queues = await (await h.app.request("/api/queues")).json();
+    assert.deepEqual(queues.invocations, {
+      in_flight: 1,
+      per_function: { "probe::wait": 1 },
+      per_worker: { probe: 1 },
+    });
+    const { workers } = await (await h.app.request("/api/workers")).json();
+    const busy = Object.fromEntries(
+      workers.map((
+        w: { name: string; active_invocations: number },
+      ) => [w.name, w.active_invocations]),
+    );
+    assert.equal(busy.probe, 1);
+    assert.equal(busy.engine, 0, "the list call itself is not counted");
+    const { functions } = await (await h.app.request("/api/functions")).json();
+    const inFlight = Object.fromEntries(
+      functions.map((
+        f: { function_id: string; in_flight: number },
+      ) => [f.function_id, f.in_flight]),
+    );
+    assert.equal(inFlight["probe::wait"], 1);
+    assert.equal(inFlight["probe::echo"], 0);
+    h.release();
+    await waiting;
+  } finally {
+    await h.stop();
+  }
+});

@@ -50,7 +50,7 @@ const logInput = z.object({
 
 export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
   const { engine, logs } = c;
-  const workerView = (w: WorkerConn) => {
+  const workerView = (w: WorkerConn, inFlight: Map<string, number>) => {
     const m = w.metadata;
     return {
       id: w.id,
@@ -67,13 +67,25 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
       connected_at_ms: w.connectedAt,
       function_count: engine.functions.countOf(w.id),
       functions: engine.functions.ofOwner(w.id).sort(),
-      active_invocations: engine.invocations.inFlight(w.id),
+      active_invocations: inFlight.get(w.id) ?? 0,
       ...(c.workerStatus?.(w.name) ?? {}),
     };
   };
   const nameOf = (workerId: string) => engine.workers.get(workerId)?.name ?? workerId;
   const isInternal = (functionId: string) =>
     engine.functions.replicas(functionId)[0]?.info.metadata?.internal === true;
+  /** Calls doing work, by function and by target worker id: not `self`, nor internal ones. */
+  const busy = (self: string) => {
+    const byFunction = new Map<string, number>();
+    const byTarget = new Map<string, number>();
+    for (const id of engine.invocations.ids()) {
+      const inv = engine.invocations.get(id);
+      if (!inv || id === self || isInternal(inv.functionId)) continue;
+      byFunction.set(inv.functionId, (byFunction.get(inv.functionId) ?? 0) + 1);
+      byTarget.set(inv.target, (byTarget.get(inv.target) ?? 0) + 1);
+    }
+    return { byFunction, byTarget };
+  };
 
   const levels: LogLevel[] = ["debug", "info", "warn", "error"];
   const entries = [
@@ -81,9 +93,10 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
       if (ctx.callerWorkerId) engine.describeWorker(ctx.callerWorkerId, input);
       return { success: true };
     }),
-    fn("engine::workers::list", anyObject, () => ({
-      workers: [...engine.workers.values()].map(workerView),
-    })),
+    fn("engine::workers::list", anyObject, (_input, ctx) => {
+      const { byTarget } = busy(ctx.invocationId);
+      return { workers: [...engine.workers.values()].map((w) => workerView(w, byTarget)) };
+    }),
     fn(
       "engine::functions::list",
       z.object({
@@ -92,7 +105,8 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
         worker: z.string().optional(),
         include_internal: z.boolean().optional(),
       }).loose(),
-      (q) => {
+      (q, ctx) => {
+        const { byFunction } = busy(ctx.invocationId);
         const functions = [];
         for (const [id, replicas] of engine.functions.entries()) {
           if (q.prefix && !id.startsWith(q.prefix)) continue;
@@ -106,7 +120,7 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
             worker_name: workers[0],
             workers,
             replicas: replicas.length,
-            in_flight: replicas.reduce((n, r) => n + engine.invocations.inFlight(r.owner), 0),
+            in_flight: byFunction.get(id) ?? 0,
             description: first.info.description ?? null,
             metadata: first.info.metadata ?? null,
             request_format: first.info.request_format ?? null,
@@ -124,6 +138,7 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
         worker_name: nameOf(t.owner),
         config: t.config,
         status: t.status,
+        internal: isInternal(t.functionId),
         error: t.error ?? null,
       })),
     })),
@@ -144,18 +159,16 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
     })),
     // Counts the calls doing work: not this one, nor internal ones (logging, listeners).
     fn("engine::invocations::stats", anyObject, (_input, ctx) => {
-      const perFunction: Record<string, number> = {};
+      const { byFunction, byTarget } = busy(ctx.invocationId);
       const perWorker: Record<string, number> = {};
-      let inFlight = 0;
-      for (const id of engine.invocations.ids()) {
-        const inv = engine.invocations.get(id);
-        if (!inv || id === ctx.invocationId || isInternal(inv.functionId)) continue;
-        inFlight++;
-        perFunction[inv.functionId] = (perFunction[inv.functionId] ?? 0) + 1;
-        const worker = nameOf(inv.target);
-        perWorker[worker] = (perWorker[worker] ?? 0) + 1;
+      for (const [target, n] of byTarget) {
+        perWorker[nameOf(target)] = (perWorker[nameOf(target)] ?? 0) + n;
       }
-      return { in_flight: inFlight, per_function: perFunction, per_worker: perWorker };
+      return {
+        in_flight: [...byFunction.values()].reduce((a, b) => a + b, 0),
+        per_function: Object.fromEntries(byFunction),
+        per_worker: perWorker,
+      };
     }),
     fn(
       "engine::logs::list",

@@ -8,12 +8,14 @@ export function mount(root) {
   const internal = h("input", { type: "checkbox" });
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   const panel = h("div");
+  // The list takes the whole width until a function is selected.
+  const layout = h("div", { style: "margin-top: 12px" }, list, panel);
   fill(
     root,
     h("h1", {}, "Functions"),
     h("p", { class: "sub" }, "Every registered function; select one to invoke it"),
     h("div", { class: "row" }, search, h("label", { class: "check" }, internal, "show internal")),
-    h("div", { class: "split", style: "margin-top: 12px" }, list, panel),
+    layout,
   );
   let rows = [];
   let selected;
@@ -62,6 +64,7 @@ export function mount(root) {
   };
   const select = (f) => {
     selected = f.function_id;
+    layout.className = "split";
     draw();
     const payload = h("textarea", { "aria-label": "Payload", name: "payload" }, "{}");
     const out = h("div");

@@ -1,5 +1,5 @@
 // Queues: HTTP requests waiting for a slot, calls in flight, durable queues.
-import { api, errorBox, fill, h, json } from "../ui.js";
+import { api, badge, errorBox, fill, h } from "../ui.js";
 
 export const title = "Queues";
 
@@ -35,9 +35,7 @@ export function mount(root) {
         table("Calls in flight per worker", "Worker", q.invocations.per_worker),
       ),
       h("h2", {}, "Durable queues"),
-      q.durable === null
-        ? h("div", { class: "empty" }, "No queue worker is installed")
-        : h("div", { class: "panel" }, h("pre", {}, json(q.durable))),
+      durable(q.durable),
     );
   };
   api("/queues").then(draw, (e) => fill(body, errorBox(e)));
@@ -61,6 +59,38 @@ function table(heading, column, counts) {
       entries.map(([k, n]) =>
         h("tr", {}, h("td", { class: "mono" }, k), h("td", { class: "num" }, String(n)))
       ),
+    ),
+  );
+}
+
+function durable(d) {
+  if (d === null) return h("div", { class: "empty" }, "No queue worker is installed");
+  if (!d.queues?.length) return h("div", { class: "empty" }, "No durable queues yet");
+  return h(
+    "table",
+    { "data-testid": "durable-queues" },
+    h(
+      "tr",
+      {},
+      h("th", {}, "Queue"),
+      h("th", { class: "num" }, "Waiting"),
+      h("th", { class: "num" }, "In flight"),
+      h("th", { class: "num" }, "Dead letters"),
+    ),
+    d.queues.map((q) =>
+      h(
+        "tr",
+        {},
+        h(
+          "td",
+          { class: "mono" },
+          q.name,
+          q.configured === false ? [" ", badge("ad hoc", "")] : null,
+        ),
+        h("td", { class: "num" }, String(q.depth)),
+        h("td", { class: "num" }, String(q.in_flight)),
+        h("td", { class: "num" }, q.dead_letters ? badge(String(q.dead_letters), "error") : "0"),
+      )
     ),
   );
 }

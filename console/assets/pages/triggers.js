@@ -5,13 +5,14 @@ export const title = "Triggers";
 
 export function mount(root) {
   const tabs = h("div", { class: "tabs" });
+  const internal = h("input", { type: "checkbox" });
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   const form = h("div");
   fill(
     root,
     h("h1", {}, "Triggers"),
     h("p", { class: "sub" }, "Registered triggers by type; send a request to an HTTP route"),
-    tabs,
+    h("div", { class: "row" }, tabs, h("label", { class: "check" }, internal, "show internal")),
     list,
     form,
   );
@@ -20,11 +21,12 @@ export function mount(root) {
 
   const draw = () => {
     const counts = {};
-    for (const t of data.triggers) counts[t.trigger_type] = (counts[t.trigger_type] ?? 0) + 1;
+    const triggers = data.triggers.filter((t) => internal.checked || !t.internal);
+    for (const t of triggers) counts[t.trigger_type] = (counts[t.trigger_type] ?? 0) + 1;
     const types = [...new Set([...data.types.map((t) => t.id), ...Object.keys(counts)])].sort();
     fill(
       tabs,
-      [["all", data.triggers.length], ...types.map((t) => [t, counts[t] ?? 0])].map(([id, n]) =>
+      [["all", triggers.length], ...types.map((t) => [t, counts[t] ?? 0])].map(([id, n]) =>
         h(
           "button",
           { class: tab === id ? "on" : "", onclick: () => ((tab = id), draw()) },
@@ -32,7 +34,7 @@ export function mount(root) {
         )
       ),
     );
-    const shown = data.triggers.filter((t) => tab === "all" || t.trigger_type === tab);
+    const shown = triggers.filter((t) => tab === "all" || t.trigger_type === tab);
     if (shown.length === 0) {
       fill(list, h("div", { class: "empty" }, "No triggers"));
       return;
@@ -86,6 +88,7 @@ export function mount(root) {
       fill(list, errorBox(e));
     }
   };
+  internal.onchange = draw;
   load();
   return {
     onEvent(name, event) {

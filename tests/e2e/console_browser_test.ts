@@ -1,0 +1,203 @@
+/**
+ * The console in a real browser: headless Chromium from Debian driven by
+ * playwright-core, against an engine with engine-http, engine-state, the
+ * console, and two worker processes written with our SDK. Each page loads
+ * real data; screenshots land in tests/artifacts/console/.
+ */
+import assert from "node:assert/strict";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { consoleWorker } from "../../console/mod.ts";
+import { type RunningEngine, startEngine } from "../../engine/engine.ts";
+import { httpWorker } from "../../workers/http/mod.ts";
+import { queueWorker } from "../../workers/queue/mod.ts";
+import { stateWorker } from "../../workers/state/mod.ts";
+import { ROOT } from "../support/engine_process.ts";
+import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+function requireChromium(): void {
+  try {
+    Deno.statSync(CHROMIUM);
+  } catch {
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" ` +
+        "(the console's browser test drives Debian's Chromium through playwright-core)",
+    );
+  }
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+}
+
+/** Waits until every trigger has been accepted by its provider (routes are live). */
+async function triggersActive(engine: RunningEngine): Promise<void> {
+  const api = engine.builtinApi("engine");
+  while (engine.engine.triggers.all().some((t) => t.status === "pending")) {
+    await api.call("engine::health::check", {});
+  }
+}
+
+Deno.test({
+  name: "console pages in headless Chromium show real data and update live",
+  // playwright keeps internal timers and pipes past browser.close().
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    requireChromium();
+    await Deno.mkdir(ARTIFACTS, { recursive: true });
+    const engine = await startEngine({
+      port: 0,
+      shutdownGraceMs: 200,
+      builtins: [
+        { worker: httpWorker, config: httpWorker.parseConfig({ port: 0 }) },
+        { worker: stateWorker, config: stateWorker.parseConfig({ adapter: "memory" }) },
+        {
+          worker: queueWorker,
+          config: queueWorker.parseConfig({ adapter: "memory", queues: { mail: {} } }),
+        },
+      ],
+    });
+    const workers: WorkerProcess[] = [];
+    let browser: Browser | undefined;
+    try {
+      await engine.startBuiltin(
+        consoleWorker,
+        consoleWorker.parseConfig({ port: 0, engine_url: engine.url }),
+      );
+      const { url } = engine.describeBuiltin("engine-console") as { url: string };
+      const env = { ENGINE_URL: engine.url };
+      workers.push(await spawnWorker("tests/fixtures/console/shop_worker.ts", env));
+      workers.push(await spawnWorker("tests/fixtures/console/pricing_worker.ts", env));
+      await triggersActive(engine);
+      const call = (id: string, payload: unknown) => engine.builtinApi("engine").call(id, payload);
+      await call("state::set", { scope: "carts", key: "ada", value: { items: 1 } });
+
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
+      page.setDefaultTimeout(15_000);
+      const nav = (name: string) => page.locator(`nav a[data-page="${name}"]`).click();
+
+      await t.step("Workers opens at / and lists the worker processes", async () => {
+        await page.goto(url);
+        await page.locator('[data-worker="shop"]').waitFor();
+        await page.locator('[data-worker="pricing"]').waitFor();
+        const shop = await page.locator('[data-worker="shop"]').innerText();
+        assert.match(shop, /deno/, "runtime");
+        assert.match(shop, new RegExp(String(workers[0]!.pid)), "pid");
+        await page.locator("#live.on").waitFor();
+        // Marks this document: a reload anywhere below would lose it.
+        await page.evaluate(() => Object.assign(globalThis, { consoleTestMark: 1 }));
+        await shot(page, "workers");
+      });
+
+      await t.step("Functions invokes shop::hello and shows its result", async () => {
+        await nav("functions");
+        await page.locator('[data-function="shop::hello"]').click();
+        await page.locator('textarea[name="payload"]').fill('{"name": "Ada"}');
+        await page.getByRole("button", { name: "Invoke" }).click();
+        const result = page.getByTestId("invoke-result");
+        await result.filter({ hasText: "Hello, Ada" }).waitFor();
+        assert.match(await result.innerText(), /Result · [\d.]+ (µs|ms|s)/);
+        await shot(page, "functions");
+      });
+
+      await t.step("Triggers lists POST /orders and sends a request to it", async () => {
+        await nav("triggers");
+        const row = page.locator("tr", { hasText: "/orders" });
+        await row.getByRole("button", { name: "Try" }).click();
+        await page.locator('textarea[name="headers"]').fill(
+          '{"content-type": "application/json", "authorization": "Bearer s3cret"}',
+        );
+        await page.locator('textarea[name="body"]').fill('{"sku": "tea"}');
+        await page.getByRole("button", { name: "Send request" }).click();
+        const result = page.getByTestId("http-result");
+        await result.filter({ hasText: "HTTP 201" }).waitFor();
+        assert.match(await result.innerText(), /"price": 42/);
+        await shot(page, "triggers");
+      });
+
+      await t.step("Logs shows a worker's Logger line as it is written", async () => {
+        await nav("logs");
+        await page.locator("tr", { hasText: "Order placed" }).waitFor();
+        const note = `Restock tea ${crypto.randomUUID().slice(0, 8)}`;
+        await call("shop::note", { message: note });
+        const row = page.locator("tr", { hasText: note });
+        await row.waitFor();
+        assert.match(await row.innerText(), /warn\s+shop\s+shop::note/);
+        const table = await page.getByTestId("logs").innerText();
+        assert.ok(!table.includes("s3cret"), "the authorization header is redacted");
+        assert.equal(await page.evaluate(() => "consoleTestMark" in globalThis), true, "no reload");
+        await shot(page, "logs");
+      });
+
+      await t.step(
+        "Traces opens the request as a waterfall of middleware and handler spans",
+        async () => {
+          await nav("traces");
+          const link = page.locator("a", { hasText: "POST /orders" }).first();
+          await link.waitFor();
+          await shot(page, "traces-list");
+          await link.click();
+          const waterfall = page.getByTestId("waterfall");
+          await waterfall.locator('[data-name="pricing::quote"]').waitFor();
+          const names = await Promise.all(
+            (await waterfall.locator(".wf-row").all()).map((row) => row.getAttribute("data-name")),
+          );
+          assert.deepEqual(names, ["POST /orders", "shop::auth", "shop::order", "pricing::quote"]);
+          const indent = async (name: string) => {
+            const style = await waterfall.locator(`[data-name="${name}"] .wf-name`)
+              .getAttribute("style");
+            return Number(/padding-left: (\d+)px/.exec(style ?? "")?.[1] ?? 0);
+          };
+          assert.equal(await indent("shop::auth"), await indent("shop::order"));
+          assert.ok(await indent("pricing::quote") > await indent("shop::order"), "a child span");
+          await waterfall.locator('[data-name="shop::order"]').click();
+          assert.match(await page.getByTestId("span-detail").innerText(), /shop::order[\s\S]*shop/);
+          await shot(page, "traces");
+        },
+      );
+
+      await t.step("State edits a value that state::get then reads back", async () => {
+        await nav("state");
+        await page.locator('[data-scope="carts"]').click();
+        const row = page.locator('tr[data-key="ada"]');
+        await row.getByRole("button", { name: "Edit" }).click();
+        await page.locator('textarea[name="value"]').fill('{"items": 3, "note": "edited"}');
+        await page.getByRole("button", { name: "Save" }).click();
+        await page.getByTestId("state-saved").waitFor();
+        assert.deepEqual(await call("state::get", { scope: "carts", key: "ada" }), {
+          items: 3,
+          note: "edited",
+        });
+        await page.locator('tr[data-key="ada"]', { hasText: '"edited"' }).waitFor();
+        await shot(page, "state");
+      });
+
+      await t.step("Queues shows HTTP waiting and calls in flight", async () => {
+        await nav("queues");
+        await page.getByTestId("http-waiting").waitFor();
+        assert.match(await page.getByTestId("http-waiting").innerText(), /^0\s/);
+        await page.getByTestId("durable-queues").locator("tr", { hasText: "mail" }).waitFor();
+        assert.equal(await page.evaluate(() => "consoleTestMark" in globalThis), true, "no reload");
+        await shot(page, "queues");
+      });
+    } finally {
+      await browser?.close();
+      for (const w of workers) await w.stop();
+      await engine.stop();
+    }
+  },
+});
