@@ -5,6 +5,8 @@
  * @module
  */
 import { VERSION } from "../engine/version.ts";
+import { consoleCommand } from "./console.ts";
+import { logs } from "./logs.ts";
 import { start } from "./start.ts";
 import { trigger } from "./trigger.ts";
 import type { Io } from "./trigger.ts";
@@ -14,6 +16,8 @@ import { worker } from "./worker.ts";
 type Command = (args: string[], io: Io) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
+  console: consoleCommand,
+  logs,
   start,
   trigger,
   worker,

@@ -15,6 +15,7 @@ import {
 import { type RunningEngine, startEngine } from "../engine/engine.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
+import { startEmbeddedConsole } from "./console.ts";
 import { resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
 import { UsageError } from "./usage.ts";
@@ -70,6 +71,7 @@ export async function start(args: string[], io: Io): Promise<number> {
       baseDir: dirname(file),
       logCapacity: config.logs.max_entries,
       traceCapacity: config.traces.max_spans,
+      redact: config.logs.redact,
       logSink: (entry) => io.out(formatLogEntry(entry)),
       ...(config.auth.token ? { token: config.auth.token } : {}),
     });
@@ -78,6 +80,7 @@ export async function start(args: string[], io: Io): Promise<number> {
     return 1;
   }
   io.out(`Engine listening on ${engine.url} (config ${file})`);
+  if (config.console.enabled) await startEmbeddedConsole(engine, config.console, io);
   for (const entry of config.workers) {
     const builtin = BUILTIN_WORKERS[entry.name];
     if (!builtin || entry.path) continue;

@@ -44,6 +44,36 @@ the file changes.
 Options:
   -c, --config <file>   config file (default engine-config.yaml, relative to
                         the current folder)`,
+  console: `Usage: engine console [--host <host>] [--port <port>] [--url <ws-url>]
+
+Serves the web console for a running engine and prints its address; runs
+until Ctrl-C. (The engine also serves it itself, on console.host:console.port,
+while console.enabled is true.)
+
+Options:
+  --host <host>      where to listen (default 127.0.0.1); any other address
+                     requires ENGINE_CONSOLE_TOKEN
+  -p, --port <port>  port (default 3113; 0 picks a free one)
+  --url <ws-url>     the engine (default: ENGINE_URL, else ws://localhost:49134)
+
+Environment:
+  ENGINE_CONSOLE_TOKEN  token the browser must present (open the console once
+                        with ?token=<token>, or send Authorization: Bearer)
+  ENGINE_TOKEN          token for the engine, when it requires one`,
+  logs: `Usage: engine logs [--follow] [--worker <name>] [--level <level>] [--limit <n>]
+
+Prints the log of a running engine: its own events, workers' Logger calls,
+supervised workers' output, HTTP warnings.
+
+Options:
+  -f, --follow          keep printing new entries until Ctrl-C
+  -w, --worker <name>   only entries of this worker
+  -l, --level <level>   only entries at this level or above: debug, info,
+                        warn, error
+  -n, --limit <n>       how many past entries to print first (default 100)
+  --url <ws-url>        the engine (default: ENGINE_URL, else ws://localhost:49134)
+
+Exit codes: 0 success, 1 the engine is unreachable, 2 bad arguments.`,
   trigger: `Usage: engine trigger --function-id=<id> [--payload=<json>] [--timeout-ms=<ms>]
 
 Calls a function through the running engine and prints its JSON result.

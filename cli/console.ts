@@ -1,0 +1,94 @@
+/**
+ * `engine console [--host] [--port] [--url]`: serves the web console for the
+ * engine at `ENGINE_URL`, prints its address, and runs until SIGINT or
+ * SIGTERM. Also starts the console inside `engine` when `console.enabled`.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { CONSOLE_TOKEN_ENV } from "../engine/config/auth.ts";
+import type { ConsoleConfig } from "../engine/config/schema.ts";
+import type { RunningEngine } from "../engine/engine.ts";
+import { bindingProblem, consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
+import { engineUrl } from "./engine_url.ts";
+import { stopSignal } from "./signals.ts";
+import type { Io } from "./trigger.ts";
+import { UsageError } from "./usage.ts";
+
+export function parseConsoleArgs(args: string[]): { host: string; port: number; url: string } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        host: { type: "string" },
+        port: { type: "string", short: "p" },
+        url: { type: "string" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message, "console");
+  }
+  const port = Number(values.port ?? 3113);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be a port number (0-65535): got "${values.port}"`, "console");
+  }
+  return { host: values.host ?? "127.0.0.1", port, url: engineUrl(values.url) };
+}
+
+export async function consoleCommand(args: string[], io: Io): Promise<number> {
+  const { host, port, url } = parseConsoleArgs(args);
+  const token = Deno.env.get(CONSOLE_TOKEN_ENV) || undefined;
+  const problem = bindingProblem(host, token);
+  if (problem) {
+    io.err(`Error: ${problem}`);
+    return 1;
+  }
+  let link;
+  try {
+    link = await remoteLink(url, { name: "engine-console", namespace: "engine-console" });
+  } catch (e) {
+    io.err(`Error: ${(e as Error).message}`);
+    return 1;
+  }
+  let running;
+  try {
+    running = await startConsole({ link, host, port, token });
+  } catch (e) {
+    await link.close();
+    io.err(`Error: ${(e as Error).message}`);
+    return 1;
+  }
+  io.out(`Console on ${running.url} (engine ${url})`);
+  const signal = await stopSignal();
+  io.out(`Received ${signal}: shutting down`);
+  await running.stop();
+  await link.close();
+  return 0;
+}
+
+/**
+ * Starts the console inside a running engine (the built-in worker
+ * `engine-console`). A console that cannot listen is reported, and the
+ * engine goes on without it.
+ */
+export async function startEmbeddedConsole(
+  engine: RunningEngine,
+  config: ConsoleConfig,
+  io: Io,
+): Promise<void> {
+  try {
+    await engine.startBuiltin(consoleWorker, {
+      host: config.host,
+      port: config.port,
+      engine_url: engine.url,
+      ...(config.token ? { token: config.token } : {}),
+    });
+    const { url } = engine.describeBuiltin(consoleWorker.name) as { url: string };
+    io.out(`Console on ${url}`);
+  } catch (e) {
+    io.err(`Error: ${(e as Error).message}: the engine runs without its console`);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--limit N]`:
+ * prints the log of a running engine, one readable line per entry; with
+ * `--follow` it keeps printing new entries (through an `engine::events`
+ * trigger) until SIGINT or SIGTERM.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import type { LogEntry, LogLevel } from "../engine/api.ts";
+import type { EventBatch } from "../engine/events.ts";
+import { formatLogEntry } from "../engine/observability/logs.ts";
+import { type EngineLink, remoteLink } from "../console/link.ts";
+import { EngineClient, EngineUnreachable, engineUrl, FunctionFailed } from "./engine_url.ts";
+import { stopSignal } from "./signals.ts";
+import type { Io } from "./trigger.ts";
+import { UsageError } from "./usage.ts";
+
+const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
+export interface LogsArgs {
+  follow: boolean;
+  worker?: string;
+  level?: LogLevel;
+  limit: number;
+  url: string;
+}
+
+export function parseLogsArgs(args: string[]): LogsArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        follow: { type: "boolean", short: "f" },
+        worker: { type: "string", short: "w" },
+        level: { type: "string", short: "l" },
+        limit: { type: "string", short: "n" },
+        url: { type: "string" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message, "logs");
+  }
+  const level = values.level?.toLowerCase();
+  if (level !== undefined && !LEVELS.includes(level as LogLevel)) {
+    throw new UsageError(
+      `--level must be one of ${LEVELS.join(", ")}: got "${values.level}"`,
+      "logs",
+    );
+  }
+  const limit = Number(values.limit ?? 100);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
+    throw new UsageError(
+      `--limit must be a whole number from 1 to 100000: got "${values.limit}"`,
+      "logs",
+    );
+  }
+  return {
+    follow: values.follow ?? false,
+    ...(values.worker ? { worker: values.worker } : {}),
+    ...(level ? { level: level as LogLevel } : {}),
+    limit,
+    url: engineUrl(values.url),
+  };
+}
+
+const keyOf = (e: LogEntry) => `${e.time}\u0000${e.source}\u0000${e.message}`;
+
+export async function logs(args: string[], io: Io): Promise<number> {
+  const options = parseLogsArgs(args);
+  let client: EngineClient;
+  try {
+    client = await EngineClient.connect(options.url, { name: "engine-logs" });
+  } catch (e) {
+    io.err(`Error: ${(e as Error).message}`);
+    return 1;
+  }
+  let link: EngineLink | undefined;
+  try {
+    // Listen first, list second: nothing written in between is lost.
+    let live = false;
+    const waiting: LogEntry[] = [];
+    if (options.follow) {
+      link = await remoteLink(options.url, { name: "engine-logs", namespace: "engine-logs" });
+      link.listen({
+        type: "engine::events",
+        config: {
+          kinds: ["log"],
+          ...(options.level ? { level: options.level } : {}),
+          ...(options.worker ? { worker: options.worker } : {}),
+        },
+      }, (payload) => {
+        const batch = payload as EventBatch;
+        if (batch.dropped > 0) {
+          io.err(`… ${batch.dropped} entries dropped: this terminal fell behind`);
+        }
+        for (const e of batch.events) {
+          if (e.kind !== "log") continue;
+          if (live) io.out(formatLogEntry(e.log));
+          else waiting.push(e.log);
+        }
+        return null;
+      });
+      await link.call("engine::health::check", {}); // the listener is active once this answers
+    }
+    const { logs: entries } = await client.call("engine::logs::list", {
+      ...(options.level ? { level: options.level } : {}),
+      ...(options.worker ? { worker: options.worker } : {}),
+      limit: options.limit,
+    }) as { logs: LogEntry[] };
+    for (const e of entries) io.out(formatLogEntry(e));
+    if (!link) return 0;
+    const printed = new Set(entries.map(keyOf));
+    for (const e of waiting) if (!printed.has(keyOf(e))) io.out(formatLogEntry(e));
+    live = true;
+    await stopSignal();
+    return 0;
+  } catch (e) {
+    if (e instanceof FunctionFailed) io.err(`Error: ${e.body.code}: ${e.body.message}`);
+    else if (e instanceof EngineUnreachable) io.err(`Error: ${e.message}`);
+    else io.err(`Error: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    await link?.close();
+    await client.close();
+  }
+}
