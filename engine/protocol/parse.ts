@@ -7,35 +7,43 @@
 import type { z } from "zod";
 import { type InboundFrame, inboundFrames, type InboundType } from "./frames.ts";
 import { ErrorCode } from "./errors.ts";
+import { isInvocationResult, isInvokeFunction } from "./hot_frames.ts";
 
 export type ParseOutcome =
   | { ok: true; frame: InboundFrame }
   | { ok: false; code: string; message: string; skip?: boolean };
 
-/** Nesting deeper than this is refused before JSON.parse can blow the stack. */
+/**
+ * Nesting deeper than this is refused (what later walks the value, such as
+ * JSON.stringify, would blow the stack). V8's JSON.parse itself is not
+ * recursive, so the depth of a parsed frame is checked on the value: a walk
+ * over its nodes, far cheaper than a scan of every character of its text.
+ */
 const MAX_DEPTH = 512;
+
+const TOO_DEEP: ParseOutcome = {
+  ok: false,
+  code: ErrorCode.InvalidFrame,
+  message: `Frame is nested more than ${MAX_DEPTH} levels deep`,
+};
 
 export function parseFrame(text: string): ParseOutcome {
   if (text.trim() === "") {
     return { ok: false, code: ErrorCode.InvalidFrame, message: "", skip: true };
   }
-  if (text.length > MAX_DEPTH && tooDeep(text)) {
-    return {
-      ok: false,
-      code: ErrorCode.InvalidFrame,
-      message: `Frame is nested more than ${MAX_DEPTH} levels deep`,
-    };
-  }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
+    // A frame both too deep and malformed is reported as too deep.
+    if (text.length > MAX_DEPTH && tooDeep(text)) return TOO_DEEP;
     return {
       ok: false,
       code: ErrorCode.InvalidJson,
       message: `Frame is not valid JSON: ${(e as Error).message}`,
     };
   }
+  if (text.length > MAX_DEPTH && deeperThan(raw, MAX_DEPTH)) return TOO_DEEP;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { ok: false, code: ErrorCode.InvalidFrame, message: "Frame must be a JSON object" };
   }
@@ -46,6 +54,14 @@ export function parseFrame(text: string): ParseOutcome {
       code: ErrorCode.InvalidFrame,
       message: 'Frame has no "type" field: expected a string such as "invokefunction"',
     };
+  }
+  const frame = raw as Record<string, unknown>;
+  if (
+    type === "invokefunction"
+      ? isInvokeFunction(frame)
+      : type === "invocationresult" && isInvocationResult(frame)
+  ) {
+    return { ok: true, frame: raw as InboundFrame };
   }
   const schema = (inboundFrames as Record<string, z.ZodType | undefined>)[type];
   if (!schema) {
@@ -68,7 +84,21 @@ export function parseFrame(text: string): ParseOutcome {
   return { ok: true, frame: parsed.data as InboundFrame };
 }
 
-/** A cheap bracket-depth scan (strings skipped) run before JSON.parse. */
+/** Whether `value` nests objects and arrays more than `limit` levels deep. */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (deeperThan(v, limit - 1)) return true;
+  } else {
+    for (const k in value) {
+      if (deeperThan((value as Record<string, unknown>)[k], limit - 1)) return true;
+    }
+  }
+  return false;
+}
+
+/** A bracket-depth scan of the text (strings skipped), for frames that are not valid JSON. */
 function tooDeep(text: string): boolean {
   let depth = 0;
   let inString = false;
