@@ -75,7 +75,8 @@ function plainProgress(io: Io, label: string, echoLines: boolean): Progress {
 
 function columns(): number {
   try {
-    return Deno.consoleSize().columns;
+    const { columns } = Deno.consoleSize();
+    return columns >= 20 ? columns : 80; // a pty without a size says 0
   } catch {
     return 80;
   }

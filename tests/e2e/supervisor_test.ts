@@ -117,6 +117,24 @@ Deno.test("engine worker add starts the worker in the running engine; list shows
   }
 });
 
+Deno.test("engine worker add engine-state starts the built-in worker in the running engine; remove stops it", async () => {
+  const r = await running();
+  try {
+    const add = await r.cli("add", "engine-state");
+    assert.equal(add.code, 0, add.stderr + add.stdout);
+    assert.match(add.stdout, /✓ "engine-state" is running in the engine with \d+ functions:\n/);
+    assert.ok(add.stdout.includes("\n  state::get\n"), add.stdout);
+    const set = await r.probe.call("state::set", { scope: "s", key: "k", value: 1 });
+    assert.equal(set.error, undefined);
+    const remove = await r.cli("remove", "engine-state");
+    assert.equal(remove.code, 0, remove.stderr);
+    assert.ok(remove.stdout.includes(`Stopped "engine-state" in the engine at ${r.engine.url}`));
+    assert.ok(!(await r.functions()).includes("state::get"));
+  } finally {
+    await r.stop();
+  }
+});
+
 Deno.test("the running engine picks up hand edits of its config and reports invalid ones", async (t) => {
   const r = await running();
   await writeLocalWorker(`${r.dir}/hand`, {
