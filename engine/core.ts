@@ -6,14 +6,14 @@
  * @module
  */
 import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
-import type { Peer } from "./peer.ts";
+import type { OutgoingCall, Peer } from "./peer.ts";
 import { type FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
 import { type TriggerRecord, TriggerRegistry } from "./registry/triggers.ts";
 import { route } from "./router.ts";
 import { type Invocation, Invocations, type Outcome } from "./invocations.ts";
 import { functionNotFound, invocationStopped, invocationTimeout } from "./protocol/errors.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
-import type { TraceStore } from "./observability/traces.ts";
+import type { Span, TraceStore } from "./observability/traces.ts";
 
 export type { Outcome } from "./invocations.ts";
 
@@ -216,15 +216,16 @@ export class Engine {
       settle,
     };
     this.invocations.add(inv);
-    target.peer.invoke({
+    const call: OutgoingCall = {
       invocationId: id,
       functionId: req.functionId,
       data: req.data,
       traceparent: `00-${traceId}-${spanId}-01`,
-      ...(req.metadata !== undefined ? { metadata: req.metadata } : {}),
-      ...(req.baggage !== undefined ? { baggage: req.baggage } : {}),
-      ...(req.caller ? { callerWorkerId: req.caller.id } : {}),
-    });
+    };
+    if (req.metadata !== undefined) call.metadata = req.metadata;
+    if (req.baggage !== undefined) call.baggage = req.baggage;
+    if (req.caller) call.callerWorkerId = req.caller.id;
+    target.peer.invoke(call);
     return id;
   }
 
@@ -266,19 +267,20 @@ export class Engine {
   }
 
   #record(inv: Invocation, target: WorkerConn | undefined, outcome: Outcome): void {
-    this.traces.record({
+    const span: Span = {
       traceId: inv.traceId,
       spanId: inv.spanId,
-      ...(inv.parentSpanId ? { parentSpanId: inv.parentSpanId } : {}),
       kind: "call",
       name: inv.functionId,
       functionId: inv.functionId,
-      ...(target ? { worker: target.name } : {}),
       start: inv.start,
       durationMs: Date.now() - inv.start,
       status: outcome.ok ? "ok" : "error",
-      ...(outcome.ok ? {} : { error: outcome.error }),
-    });
+    };
+    if (inv.parentSpanId) span.parentSpanId = inv.parentSpanId;
+    if (target) span.worker = target.name;
+    if (!outcome.ok) span.error = outcome.error;
+    this.traces.record(span);
   }
 
   // ---- trigger types and triggers ----------------------------------------

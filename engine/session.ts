@@ -6,7 +6,7 @@
  * @module
  */
 import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
-import type { Engine, Outcome, WorkerConn } from "./core.ts";
+import type { CallRequest, Engine, Outcome, WorkerConn } from "./core.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import type { InboundFrame, InvokeFunctionFrame, OutboundFrame } from "./protocol/frames.ts";
 import { parseFrame } from "./protocol/parse.ts";
@@ -163,14 +163,11 @@ export class WebSocketSession implements Peer {
 
   #invoke(f: InvokeFunctionFrame): void {
     const engine = this.#engine;
-    const req = {
-      functionId: f.function_id,
-      data: f.data,
-      caller: this.conn,
-      ...(f.traceparent ? { traceparent: f.traceparent } : {}),
-      ...(f.baggage ? { baggage: f.baggage } : {}),
-      ...(f.metadata !== undefined ? { metadata: f.metadata } : {}),
-    };
+    // Built field by field: no temporary objects on the hot path.
+    const req: CallRequest = { functionId: f.function_id, data: f.data, caller: this.conn };
+    if (f.traceparent) req.traceparent = f.traceparent;
+    if (f.baggage) req.baggage = f.baggage;
+    if (f.metadata !== undefined) req.metadata = f.metadata;
     const callerId = f.invocation_id;
     if (f.action?.type === "enqueue") {
       enqueue(
