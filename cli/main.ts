@@ -5,6 +5,7 @@
  * @module
  */
 import { VERSION } from "../engine/version.ts";
+import { create } from "./create.ts";
 import { consoleCommand } from "./console.ts";
 import { logs } from "./logs.ts";
 import { start } from "./start.ts";
@@ -16,6 +17,7 @@ import { worker } from "./worker.ts";
 type Command = (args: string[], io: Io) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
+  create,
   console: consoleCommand,
   logs,
   start,

@@ -86,6 +86,25 @@ Options:
 
 Exit codes: 0 success, 1 the function failed or the engine is unreachable,
 2 bad arguments.`,
+  create: `Usage: engine create --template <name> [--directory <dir>] [--force]
+
+Writes a new project from a template built into engine, and prints the
+commands to run next. Nothing is downloaded: the workers' SDKs ship inside.
+
+Templates:
+  quickstart   a Python worker (math::add) and a TypeScript-SDK worker
+               (math::add_two_numbers) that calls it; its README goes on with
+               state and an HTTP endpoint
+
+Options:
+  -t, --template <name>    the template (required)
+  -d, --directory <dir>    the project folder, created when missing (default:
+                           the template's name, relative to the current folder)
+  -f, --force              write into a folder that is not empty, overwriting
+                           files of the same name
+
+Exit codes: 0 created, 1 the folder cannot be used, 2 bad arguments or an
+unknown template.`,
   worker: `Usage:
   engine worker add <folder|engine-http|engine-state> [--force] [--config <file>]
   engine worker remove <name> [--config <file>]
