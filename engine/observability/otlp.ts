@@ -104,6 +104,9 @@ function ingestLogs(logs: LogStore, conn: WorkerConn | undefined, doc: any): voi
 // deno-lint-ignore no-explicit-any
 function ingestSpans(traces: TraceStore, conn: WorkerConn | undefined, doc: any): void {
   for (const rs of doc.resourceSpans ?? []) {
+    // The telemetry socket is not the worker's own connection: its resource names the worker.
+    const service = attributes(rs.resource?.attributes)["service.name"];
+    const worker = conn?.name ?? (typeof service === "string" ? service : undefined);
     for (const ss of rs.scopeSpans ?? []) {
       for (const s of ss.spans ?? []) {
         if (typeof s.traceId !== "string" || typeof s.spanId !== "string") continue;
@@ -115,7 +118,7 @@ function ingestSpans(traces: TraceStore, conn: WorkerConn | undefined, doc: any)
           ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
           kind: "sdk",
           name: String(s.name ?? "span"),
-          ...(conn ? { worker: conn.name } : {}),
+          ...(worker ? { worker } : {}),
           start,
           durationMs: Math.max(0, end - start),
           status: s.status?.code === 2 ? "error" : "ok",
