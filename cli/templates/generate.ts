@@ -64,6 +64,12 @@ async function renderPythonSdkList(): Promise<GeneratedFile> {
   const names: string[] = [];
   for await (const entry of Deno.readDir(sdkDir)) {
     if (entry.isFile && entry.name.endsWith(".py")) names.push(entry.name);
+    if (entry.isDirectory && entry.name !== "__pycache__") {
+      throw new Error(
+        `sdk/python/engine_sdk/${entry.name}/ is a subpackage, which the quickstart does not ` +
+          "embed yet: teach cli/templates/generate.ts to list its files",
+      );
+    }
   }
   names.sort();
   const path = join(HERE, "quickstart/sdk_py.gen.ts");

@@ -708,6 +708,10 @@ var WebSocketClient = class _WebSocketClient {
   #write(opcode, payload) {
     const socket = this.#socket;
     if (!socket || socket.destroyed || !socket.writable) return;
+    if (socket.writableCorked === 0) {
+      socket.cork();
+      queueMicrotask(() => socket.uncork());
+    }
     socket.write(encodeFrame(opcode, payload));
   }
   #armTimer(ms, fn) {
