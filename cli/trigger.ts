@@ -42,7 +42,9 @@ export function parseTriggerArgs(args: string[]) {
     try {
       payload = JSON.parse(values.payload);
     } catch (e) {
-      throw new UsageError(`--payload is not valid JSON: ${(e as Error).message}`, "trigger");
+      const detail = (e as Error).message;
+      const where = /position \d+/.test(detail) ? "" : ` (at the end of the text, position ${values.payload.length})`;
+      throw new UsageError(`--payload is not valid JSON: ${detail}${where}`, "trigger");
     }
   }
   let timeoutMs = 30_000;
