@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { run, spawn } from "./procs.ts";
 import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
+import { keptSections } from "./sections.ts";
 import { queueSection } from "./queue.ts";
 
 const { values } = parseArgs({
@@ -181,5 +182,6 @@ ${checks.join("\n")}
 
 ${sections.join("\n\n")}
 `;
-await Deno.writeTextFile(out, doc);
+// Sections written by bench:compare and the other benchmarks stay as they were.
+await Deno.writeTextFile(out, doc + (await keptSections(out)));
 console.log(doc);
