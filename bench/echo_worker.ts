@@ -23,3 +23,5 @@ if (routes > 0) {
 }
 await worker.ready();
 console.log("ready");
+// A clean exit on SIGTERM, so `--cpu-prof` (bench/profile.ts) writes its profile.
+Deno.addSignalListener("SIGTERM", () => Deno.exit(0));

@@ -18,7 +18,7 @@ function toMs(v: string): number {
   return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
 }
 
-async function wrk(
+export async function wrk(
   url: string,
   connections: number,
   seconds: number,
@@ -51,7 +51,7 @@ async function wrk(
   };
 }
 
-async function waitForRoute(url: string): Promise<void> {
+export async function waitForRoute(url: string): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     const r = await fetch(url, {

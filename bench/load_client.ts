@@ -2,10 +2,14 @@
  * The measuring side of a benchmark, run as its own process:
  *   load_client.ts echo   <ws-url>             (direct WebSocket echo baseline)
  *   load_client.ts engine <ws-url> <function>  (a call through the engine)
+ *   load_client.ts nats <nats-url> <subject>   (NATS request/reply, JSON both ways)
  * Env: BENCH_SEQ (sequential calls), BENCH_SECONDS (64-in-flight run),
- * BENCH_SIZES (payload sweep, bytes, comma separated), BENCH_PAYLOAD (json
- * template kind: "echo" or "state"). Prints one JSON line of results.
+ * BENCH_BYTES (payload of those two, default 100), BENCH_SIZES (payload sweep,
+ * bytes, comma separated; empty: none), BENCH_PAYLOAD (json template kind:
+ * "echo" or "state"). Prints one JSON line of results.
  */
+import { connect as natsConnect } from "nats";
+import process from "node:process";
 import { registerWorker } from "../sdk/typescript/mod.ts";
 import { WebSocketClient } from "../sdk/typescript/websocket/mod.ts";
 import { summarize } from "./stats.ts";
@@ -16,7 +20,8 @@ const [mode, url, functionId] = Deno.args;
 const seqN = Number(Deno.env.get("BENCH_SEQ") ?? "2000");
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? "10");
 const sizes = (Deno.env.get("BENCH_SIZES") ?? "100,1024,4096,16384,65536,262144,1048576").split(",")
-  .map(Number);
+  .filter((s) => s !== "").map(Number);
+const bytes = Number(Deno.env.get("BENCH_BYTES") ?? "100");
 const kind = Deno.env.get("BENCH_PAYLOAD") ?? "echo";
 const inflight = Number(Deno.env.get("BENCH_INFLIGHT") ?? "64");
 
@@ -67,6 +72,26 @@ async function engineCaller(
   };
 }
 
+/** Request/reply over NATS, encoding and decoding JSON as the engine's SDK does. */
+async function natsCaller(
+  server: string,
+  subject: string,
+): Promise<{ call: Call; close: () => Promise<void> }> {
+  const nc = await natsConnect({ servers: server });
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  return {
+    call: async (payload) =>
+      JSON.parse(
+        dec.decode(
+          (await nc.request(subject, enc.encode(JSON.stringify(payload)), { timeout: 30_000 }))
+            .data,
+        ),
+      ),
+    close: () => nc.close(),
+  };
+}
+
 async function sequential(call: Call, n: number, bytes: number) {
   for (let i = 0; i < Math.min(200, n); i++) await call(payloadOf(bytes, i)); // warm-up
   const samples: number[] = [];
@@ -96,9 +121,14 @@ async function concurrent(call: Call, width: number, durationMs: number, bytes: 
 
 const { call, close } = mode === "echo"
   ? await echoCaller(url!)
+  : mode === "nats"
+  ? await natsCaller(url!, functionId!)
   : await engineCaller(url!, functionId!);
-const seq = await sequential(call, seqN, 100);
-const conc = seconds > 0 ? await concurrent(call, inflight, seconds * 1000, 100) : undefined;
+const cpu0 = process.cpuUsage();
+const seq = await sequential(call, seqN, bytes);
+const conc = seconds > 0 ? await concurrent(call, inflight, seconds * 1000, bytes) : undefined;
+const { user, system } = process.cpuUsage(cpu0);
+const cpuMs = { user: user / 1000, system: system / 1000 };
 const sweep: Record<number, ReturnType<typeof summarize>> = {};
 for (const size of kind === "echo" ? sizes : []) {
   sweep[size] = await sequential(
@@ -108,5 +138,5 @@ for (const size of kind === "echo" ? sizes : []) {
   );
 }
 await close();
-console.log(JSON.stringify({ seq, conc, sweep }));
+console.log(JSON.stringify({ seq, conc, sweep, cpuMs }));
 Deno.exit(0);

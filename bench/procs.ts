@@ -7,17 +7,31 @@ export interface Proc {
   child: Deno.ChildProcess;
   lines: string[];
   waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** Writes a line to the child's stdin (spawned with `stdin: true`). */
+  writeLine(line: string): Promise<void>;
   stop(): Promise<void>;
 }
 
 export function spawn(args: string[], env: Record<string, string> = {}): Proc {
-  const child = new Deno.Command(Deno.execPath(), {
+  return spawnCommand(Deno.execPath(), args, env);
+}
+
+/** Like {@link spawn}, for any program; `stdin: true` pipes the child's stdin. */
+export function spawnCommand(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  { stdin = false }: { stdin?: boolean } = {},
+): Proc {
+  const child = new Deno.Command(cmd, {
     args,
     cwd: ROOT,
     env: { NO_COLOR: "1", ...env },
+    stdin: stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  const input = stdin ? child.stdin.getWriter() : undefined;
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
   const pump = async (s: ReadableStream<Uint8Array>) => {
@@ -56,7 +70,12 @@ export function spawn(args: string[], env: Record<string, string> = {}): Proc {
         waiters.push({ re, resolve: (m) => (clearTimeout(t), resolve(m)) });
       });
     },
+    async writeLine(line) {
+      if (!input) throw new Error("The child was spawned without stdin");
+      await input.write(new TextEncoder().encode(`${line}\n`));
+    },
     async stop() {
+      await input?.close().catch(() => {});
       try {
         child.kill("SIGTERM");
       } catch { /* gone */ }

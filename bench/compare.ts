@@ -1,0 +1,117 @@
+/**
+ * `deno task bench:compare [--smoke] [--out FILE]`: request/reply through
+ * NATS (Debian's `nats-server`, npm `nats` client) against a call through
+ * the engine (our TypeScript SDK on both ends), each between two separate
+ * worker processes on loopback, measured in the same run. Both systems stay
+ * up for the whole run and are measured in alternation, round after round;
+ * each figure is the median over the rounds. Writes the `compare` section
+ * of BENCHMARKS.md (or FILE).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { spawn } from "./procs.ts";
+import { median, runClient } from "./client.ts";
+import { conditions, loadAverage } from "./machine.ts";
+import { natsServerPath, startEngine, startNats } from "./servers.ts";
+import { writeSection } from "./sections.ts";
+import { fmtMs, fmtRate, ratio } from "./stats.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    smoke: { type: "boolean", default: false },
+    out: { type: "string", default: "BENCHMARKS.md" },
+  },
+});
+const smoke = values.smoke!;
+const rounds = smoke ? 1 : 3;
+const sizes = [100, 10_240];
+const env = smoke
+  ? { BENCH_SEQ: "200", BENCH_SECONDS: "1" }
+  : { BENCH_SEQ: "3000", BENCH_SECONDS: "5" };
+
+interface Figures {
+  p50: number;
+  p99: number;
+  rate: number;
+}
+
+const load = await loadAverage();
+const nats = await startNats();
+const responder = spawn(["run", "--allow-all", "bench/nats_responder.ts", nats.url, "bench.echo"]);
+const engine = await startEngine();
+const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: engine.url });
+const results = new Map<string, Figures[]>();
+const add = (key: string, f: Figures) => results.set(key, [...(results.get(key) ?? []), f]);
+try {
+  await responder.waitFor(/^ready$/);
+  await worker.waitFor(/^ready$/);
+  for (let r = 0; r < rounds; r++) {
+    for (const size of sizes) {
+      const sizeEnv = { ...env, BENCH_BYTES: String(size) };
+      const n = await runClient(["nats", nats.url, "bench.echo"], sizeEnv);
+      add(`nats:${size}`, { p50: n.seq.p50, p99: n.seq.p99, rate: n.conc!.perSecond });
+      const e = await runClient(["engine", engine.url, "bench::echo"], sizeEnv);
+      add(`engine:${size}`, { p50: e.seq.p50, p99: e.seq.p99, rate: e.conc!.perSecond });
+    }
+  }
+} finally {
+  await worker.stop();
+  await engine.engine.stop();
+  await engine.cleanup();
+  await responder.stop();
+  await nats.server.stop();
+}
+
+const med = (key: string): Figures => {
+  const runs = results.get(key)!;
+  return {
+    p50: median(runs.map((x) => x.p50)),
+    p99: median(runs.map((x) => x.p99)),
+    rate: median(runs.map((x) => x.rate)),
+  };
+};
+const verdict = (ok: boolean) => ok ? "met" : "**missed**";
+const rows: string[] = [];
+for (const size of sizes) {
+  const n = med(`nats:${size}`);
+  const e = med(`engine:${size}`);
+  const label = size >= 1024 ? `${size / 1024} KB` : `${size} B`;
+  rows.push(
+    `| ${label} | sequential p50 | ${fmtMs(n.p50)} | ${fmtMs(e.p50)} | ${
+      ratio(e.p50, n.p50)
+    } | ≤ 0.70× | ${verdict(e.p50 <= 0.7 * n.p50)} |`,
+    `| ${label} | sequential p99 | ${fmtMs(n.p99)} | ${fmtMs(e.p99)} | ${
+      ratio(e.p99, n.p99)
+    } | | |`,
+    `| ${label} | 64 in flight, calls/s | ${fmtRate(n.rate)} | ${fmtRate(e.rate)} | ${
+      ratio(e.rate, n.rate)
+    } | ≥ 1.50× | ${verdict(e.rate >= 1.5 * n.rate)} |`,
+  );
+}
+
+const markdown = `## Side by side with NATS: request/reply vs a routed call
+
+${await conditions(load, smoke)}
+
+Both between two separate processes on loopback, in the same run: NATS \`nats-server\` ${(await new Deno
+  .Command(natsServerPath(), { args: ["--version"], stdout: "piped" }).output()
+  .then((o) => new TextDecoder().decode(o.stdout).trim().replace("nats-server: ", ""))
+  .catch(() =>
+    ""
+  ))} (Debian) with a responder and a requester on the npm \`nats\` client; the engine (\`main.ts --config\`, no
+built-in workers) with an echo worker and a caller on our TypeScript SDK. Payload: a JSON object of
+the given size, encoded and decoded as JSON at both ends on both systems. Sequential: ${env.BENCH_SEQ} calls one after another (after 200 warm-up calls); 64 in flight: 64 concurrent callers for ${env.BENCH_SECONDS} s.
+${
+  rounds > 1
+    ? `Each figure is the median of ${rounds} rounds, the two systems alternating.`
+    : ""
+} Run: \`deno task bench:compare\`.
+
+| payload | measure | NATS | engine | engine / NATS | target | |
+|---|---|---|---|---|---|---|
+${rows.join("\n")}
+`;
+await writeSection(values.out!, "compare", markdown);
+console.log(markdown);

@@ -1,0 +1,74 @@
+/**
+ * The servers a benchmark measures, each started as its own process: the
+ * engine (`main.ts --config`) and Debian's `nats-server`.
+ *
+ * @module
+ */
+import { type Proc, spawn, spawnCommand } from "./procs.ts";
+
+export interface EngineProc {
+  engine: Proc;
+  /** The workers' WebSocket URL. */
+  url: string;
+  dir: string;
+  /** Removes the temp folder after `engine.stop()`. */
+  cleanup(): Promise<void>;
+}
+
+/** A free loopback port (bound and released; good enough for a benchmark). */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/**
+ * Starts the engine with `workersYaml` (a YAML list body under `workers:`,
+ * empty for the bare core). `denoFlags` go before `main.ts` (e.g.
+ * `--cpu-prof`).
+ */
+export async function startEngine(
+  { workersYaml = "", denoFlags = [], env = {} }: {
+    workersYaml?: string;
+    denoFlags?: string[];
+    env?: Record<string, string>;
+  } = {},
+): Promise<EngineProc> {
+  const dir = await Deno.makeTempDir({ prefix: "engine-bench-" });
+  const config = `${dir}/engine-config.yaml`;
+  await Deno.writeTextFile(
+    config,
+    `host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\nworkers:${
+      workersYaml ? `\n${workersYaml}` : " []\n"
+    }`,
+  );
+  const engine = spawn(["run", "--allow-all", ...denoFlags, "main.ts", "--config", config], env);
+  const url = (await engine.waitFor(/Engine listening on (ws:\/\/\S+)/))[1]!;
+  return { engine, url, dir, cleanup: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/** YAML for `engine-state` (SQLite in `dir`) and `engine-http` on `httpPort` (0: any). */
+export function builtinWorkersYaml(dir: string, httpPort = 0): string {
+  return `  - name: engine-http\n    config:\n      port: ${httpPort}\n      host: 127.0.0.1\n` +
+    `  - name: engine-state\n    config:\n      adapter: sqlite\n      path: ${dir}/state.db\n`;
+}
+
+/** Where Debian installs `nats-server` (not always on a non-root PATH). */
+export function natsServerPath(): string {
+  for (const p of ["/usr/sbin/nats-server", "/usr/bin/nats-server"]) {
+    try {
+      Deno.statSync(p);
+      return p;
+    } catch { /* next */ }
+  }
+  return "nats-server";
+}
+
+/** Starts `nats-server` on a free loopback port; resolves once it accepts clients. */
+export async function startNats(): Promise<{ server: Proc; url: string }> {
+  const port = freePort();
+  const server = spawnCommand(natsServerPath(), ["-a", "127.0.0.1", "-p", String(port)]);
+  await server.waitFor(/Server is ready/);
+  return { server, url: `nats://127.0.0.1:${port}` };
+}
