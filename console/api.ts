@@ -18,7 +18,20 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
 
   api.get("/config", (c) => c.json({ engine_url: link.engineUrl, version: info.version }));
   api.get("/health", async (c) => c.json(await call("engine::health::check")));
-  api.get("/workers", async (c) => c.json(await call("engine::workers::list")));
+  // Supervised workers (started from the config file) add status, restarts and output.
+  api.get("/workers", async (c) => {
+    // One after the other, so neither read counts as a call in flight of the other.
+    const supervised = await (call("engine::supervisor::list") as Promise<{ workers: unknown[] }>)
+      .then(
+        (r) => r.workers,
+        (e) => {
+          if (e instanceof LinkError && e.code === "function_not_found") return null;
+          throw e;
+        },
+      );
+    const workers = await call("engine::workers::list") as { workers: unknown[] };
+    return c.json({ workers: workers.workers, supervised });
+  });
   api.get("/functions", async (c) =>
     c.json(
       await call("engine::functions::list", {

@@ -72,15 +72,22 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
     };
   };
   const nameOf = (workerId: string) => engine.workers.get(workerId)?.name ?? workerId;
+  const isOwn = (workerId: string) => {
+    const w = engine.workers.get(workerId);
+    return w?.kind === "builtin" && w.name === "engine";
+  };
   const isInternal = (functionId: string) =>
     engine.functions.replicas(functionId)[0]?.info.metadata?.internal === true;
-  /** Calls doing work, by function and by target worker id: not `self`, nor internal ones. */
+  /**
+   * Calls doing work, by function and by target worker id: not `self`, not
+   * internal ones, not the engine's own reads (its `engine` worker answers them at once).
+   */
   const busy = (self: string) => {
     const byFunction = new Map<string, number>();
     const byTarget = new Map<string, number>();
     for (const id of engine.invocations.ids()) {
       const inv = engine.invocations.get(id);
-      if (!inv || id === self || isInternal(inv.functionId)) continue;
+      if (!inv || id === self || isInternal(inv.functionId) || isOwn(inv.target)) continue;
       byFunction.set(inv.functionId, (byFunction.get(inv.functionId) ?? 0) + 1);
       byTarget.set(inv.target, (byTarget.get(inv.target) ?? 0) + 1);
     }

@@ -1,21 +1,34 @@
 /**
  * The console in a real browser: headless Chromium from Debian driven by
- * playwright-core, against an engine with engine-http, engine-state, the
- * console, and two worker processes written with our SDK. Each page loads
- * real data; screenshots land in tests/artifacts/console/.
+ * playwright-core, against the engine as a process (`main.ts --config`)
+ * with engine-http, engine-state, engine-queue, its console, a supervised
+ * local worker, and two worker processes written with our SDK. Each page
+ * loads real data; screenshots land in tests/artifacts/console/.
  */
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { consoleWorker } from "../../console/mod.ts";
-import { type RunningEngine, startEngine } from "../../engine/engine.ts";
-import { httpWorker } from "../../workers/http/mod.ts";
-import { queueWorker } from "../../workers/queue/mod.ts";
-import { stateWorker } from "../../workers/state/mod.ts";
-import { ROOT } from "../support/engine_process.ts";
+import { type EngineLink, remoteLink } from "../../console/link.ts";
+import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
+const GREETER = fileURLToPath(new URL("../fixtures/workers/greeter", import.meta.url));
+const CONFIG = `host: 127.0.0.1
+port: 0
+console:
+  port: 0
+workers:
+  - name: engine-http
+    config: { port: 0 }
+  - name: engine-state
+    config: { adapter: memory }
+  - name: engine-queue
+    config: { adapter: memory, queues: { mail: {} } }
+  - name: greeter
+    path: ${JSON.stringify(GREETER)}
+`;
 const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",
@@ -42,11 +55,17 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
 }
 
-/** Waits until every trigger has been accepted by its provider (routes are live). */
-async function triggersActive(engine: RunningEngine): Promise<void> {
-  const api = engine.builtinApi("engine");
-  while (engine.engine.triggers.all().some((t) => t.status === "pending")) {
-    await api.call("engine::health::check", {});
+/** Waits until the functions are registered and every trigger is accepted (routes are live). */
+async function settled(link: EngineLink, functions: string[]): Promise<void> {
+  for (;;) {
+    const [{ functions: fns }, { registered_triggers: triggers }] = await Promise.all([
+      link.call("engine::functions::list", {}) as Promise<{ functions: { function_id: string }[] }>,
+      link.call("engine::registered-triggers::list", {}) as Promise<{
+        registered_triggers: { status: string }[];
+      }>,
+    ]);
+    const ids = new Set(fns.map((f) => f.function_id));
+    if (functions.every((f) => ids.has(f)) && triggers.every((t) => t.status === "active")) return;
   }
 }
 
@@ -58,31 +77,19 @@ Deno.test({
   async fn(t) {
     requireChromium();
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    const engine = await startEngine({
-      port: 0,
-      shutdownGraceMs: 200,
-      builtins: [
-        { worker: httpWorker, config: httpWorker.parseConfig({ port: 0 }) },
-        { worker: stateWorker, config: stateWorker.parseConfig({ adapter: "memory" }) },
-        {
-          worker: queueWorker,
-          config: queueWorker.parseConfig({ adapter: "memory", queues: { mail: {} } }),
-        },
-      ],
-    });
+    const { dir, file } = await tempConfig(CONFIG);
+    const engine: EngineProcess = await spawnEngine({ config: file });
     const workers: WorkerProcess[] = [];
+    let link: EngineLink | undefined;
     let browser: Browser | undefined;
     try {
-      await engine.startBuiltin(
-        consoleWorker,
-        consoleWorker.parseConfig({ port: 0, engine_url: engine.url }),
-      );
-      const { url } = engine.describeBuiltin("engine-console") as { url: string };
+      const url = /(http:\/\/\S+)/.exec(await engine.waitForLine(/^Console on http:/))![1]!;
       const env = { ENGINE_URL: engine.url };
       workers.push(await spawnWorker("tests/fixtures/console/shop_worker.ts", env));
       workers.push(await spawnWorker("tests/fixtures/console/pricing_worker.ts", env));
-      await triggersActive(engine);
-      const call = (id: string, payload: unknown) => engine.builtinApi("engine").call(id, payload);
+      link = await remoteLink(engine.url, { name: "console-test", namespace: "console-test" });
+      await settled(link, ["shop::order", "pricing::quote", "greeter::hello"]);
+      const call = link.call.bind(link);
       await call("state::set", { scope: "carts", key: "ada", value: { items: 1 } });
 
       browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -97,6 +104,10 @@ Deno.test({
         const shop = await page.locator('[data-worker="shop"]').innerText();
         assert.match(shop, /deno/, "runtime");
         assert.match(shop, new RegExp(String(workers[0]!.pid)), "pid");
+        const greeter = await page.locator('[data-worker="greeter"]').innerText();
+        assert.match(greeter, /running/);
+        assert.match(greeter, /restarts: 0/);
+        await page.locator('[data-output="greeter"]', { hasText: "greeter ready" }).waitFor();
         await page.locator("#live.on").waitFor();
         // Marks this document: a reload anywhere below would lose it.
         await page.evaluate(() => Object.assign(globalThis, { consoleTestMark: 1 }));
@@ -196,8 +207,10 @@ Deno.test({
       });
     } finally {
       await browser?.close();
+      await link?.close();
       for (const w of workers) await w.stop();
-      await engine.stop();
+      assert.equal(await engine.stop(), 0);
+      await Deno.remove(dir, { recursive: true });
     }
   },
 });

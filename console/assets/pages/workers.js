@@ -1,9 +1,10 @@
-// Workers: who is connected, what they provide, and how busy they are.
+// Workers: who is connected, what they provide, and how busy they are; supervised
+// workers (started from the config file) also with status, restarts and recent output.
 import { api, badge, errorBox, fill, h, since, throttle, time } from "../ui.js";
 
 export const title = "Workers";
 
-const SUPERVISED = ["restarts", "exit_code", "output"];
+const TAIL = 8;
 
 export function mount(root) {
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -14,17 +15,11 @@ export function mount(root) {
     list,
   );
   let rows = [];
-  const recent = new Map(); // worker name -> last log lines
 
   const load = async () => {
     try {
-      rows = (await api("/workers")).workers;
-      for (const w of rows.filter(isSupervised)) {
-        if (!recent.has(w.name)) {
-          const { logs } = await api(`/logs?worker=${encodeURIComponent(w.name)}&limit=5`);
-          recent.set(w.name, logs);
-        }
-      }
+      const { workers, supervised } = await api("/workers");
+      rows = merge(workers, supervised ?? []);
       draw();
     } catch (e) {
       fill(list, errorBox(e));
@@ -35,10 +30,6 @@ export function mount(root) {
       fill(list, h("div", { class: "empty" }, "No workers connected"));
       return;
     }
-    rows.sort((
-      a,
-      b,
-    ) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === "builtin" ? 1 : -1));
     fill(
       list,
       h(
@@ -51,7 +42,7 @@ export function mount(root) {
             c,
           ) => h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)),
         ),
-        rows.map((w) => workerRows(w, recent.get(w.name))),
+        rows.map(workerRows),
       ),
     );
   };
@@ -60,21 +51,51 @@ export function mount(root) {
   return {
     onEvent(name, data) {
       if (name === "engine" || name === "queues") refresh();
-      if (name === "log" && recent.has(data.worker ?? data.source)) {
-        const lines = recent.get(data.worker ?? data.source);
-        lines.push(data);
-        if (lines.length > 5) lines.shift();
+      if (name === "log") {
+        const row = rows.find((w) => w.supervisor && w.name === (data.worker ?? data.source));
+        if (!row) return;
+        row.tail.push(data.message);
+        if (row.tail.length > TAIL) row.tail.splice(0, row.tail.length - TAIL);
         draw();
+        refresh(); // a supervised worker's lines often mean a change of status
       }
     },
   };
 }
 
-function isSupervised(w) {
-  return SUPERVISED.some((k) => k in w);
+/** Connected workers, with supervised ones joined by name or pid; supervised ones not connected too. */
+function merge(workers, supervised) {
+  const rows = workers.map((w) => ({ ...w }));
+  for (const s of supervised) {
+    const row = rows.find((w) =>
+      w.kind !== "builtin" && (w.name === s.name || (s.pid && w.pid === s.pid))
+    );
+    const facts = {
+      supervisor: s,
+      status: s.status,
+      restarts: s.restarts,
+      tail: (s.tail ?? []).slice(-TAIL),
+    };
+    if (row) Object.assign(row, facts);
+    else {
+      rows.push({
+        name: s.name,
+        kind: "supervised",
+        runtime: s.kind,
+        pid: s.pid,
+        function_count: s.function_count ?? 0,
+        functions: s.functions ?? [],
+        active_invocations: 0,
+        description: s.error ?? s.path,
+        ...facts,
+      });
+    }
+  }
+  const order = (w) => (w.kind === "builtin" ? 1 : 0);
+  return rows.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name));
 }
 
-function workerRows(w, recent) {
+function workerRows(w) {
   const fns = w.functions ?? [];
   const status = w.status ?? "connected";
   const main = h(
@@ -94,7 +115,11 @@ function workerRows(w, recent) {
     ),
     h("td", {}, w.sdk ?? "–"),
     h("td", { class: "num mono" }, w.pid ?? "–"),
-    h("td", { title: time(w.connected_at_ms) }, since(w.connected_at_ms)),
+    h(
+      "td",
+      { title: w.connected_at_ms ? time(w.connected_at_ms) : "" },
+      w.connected_at_ms ? since(w.connected_at_ms) : "not connected",
+    ),
     h(
       "td",
       {},
@@ -113,23 +138,20 @@ function workerRows(w, recent) {
       "td",
       {},
       badge(status),
-      "restarts" in w ? h("div", { class: "muted small" }, `restarts: ${w.restarts}`) : null,
+      w.supervisor ? h("div", { class: "muted small" }, `restarts: ${w.restarts}`) : null,
     ),
   );
-  if (!isSupervised(w)) return main;
-  const lines = Array.isArray(w.output)
-    ? w.output
-    : (recent ?? []).map((l) => `${time(l.time)} ${l.message}`);
+  if (!w.supervisor) return main;
   return [
     main,
     h(
       "tr",
-      {},
+      { "data-output": w.name },
       h(
         "td",
         { colspan: 8 },
         h("div", { class: "muted small" }, "Recent output"),
-        h("pre", { class: "output" }, lines.length ? lines.join("\n") : "(none yet)"),
+        h("pre", { class: "output" }, w.tail.length ? w.tail.join("\n") : "(none yet)"),
       ),
     ),
   ];
