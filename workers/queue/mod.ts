@@ -20,8 +20,8 @@
  */
 
 import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.ts";
+import { redactUrl } from "../_shared/redis.ts";
 import { openStore, resolveQueuePath } from "./adapters/open.ts";
-import { redactUrl } from "./adapters/redis.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { defaultConfig, parseConfig, type QueueConfig, settingsOf } from "./config.ts";
 import { Counters } from "./counters.ts";

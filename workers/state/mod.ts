@@ -15,8 +15,8 @@
  */
 
 import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.ts";
+import { redactUrl } from "../_shared/redis.ts";
 import { openStore, resolveStatePath } from "./adapters/open.ts";
-import { redactUrl } from "./adapters/redis.ts";
 import { defaultConfig, parseConfig, type StateConfig } from "./config.ts";
 import { createStateFunctions, registerStateFunctions } from "./functions.ts";
 import { StateTriggers } from "./triggers.ts";

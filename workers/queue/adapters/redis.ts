@@ -21,8 +21,9 @@
  * @module
  */
 
-import { Redis } from "ioredis";
-import type { ErrorBody, Logger } from "../../../engine/api.ts";
+import type { Redis } from "ioredis";
+import type { ErrorBody } from "../../../engine/api.ts";
+import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
 import type {
   ClaimedMessage,
   DeadLetter,
@@ -35,12 +36,7 @@ import type {
 import { type QueueScripts, SCRIPTS } from "./redis_scripts.ts";
 
 /** Options of {@link RedisStore.connect}. */
-export interface RedisStoreOptions {
-  /** `redis://[user:password@]host[:port][/db]` or `rediss://…`. */
-  url: string;
-  /** Where connection trouble is reported. */
-  log?: Logger;
-}
+export type RedisStoreOptions = RedisConnectOptions;
 
 const NAMES = "queue:names";
 
@@ -78,27 +74,7 @@ export class RedisStore implements QueueStore {
 
   /** Connects to `options.url`; rejects when Redis does not answer. */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
-    const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-    let lastError = "";
-    redis.on("error", (error: Error) => {
-      // ioredis reconnects by itself; report each distinct trouble once.
-      if (error.message === lastError) return;
-      lastError = error.message;
-      options.log?.warn(`Redis connection trouble at ${redactUrl(options.url)}: ${error.message}`);
-    });
-    redis.on("ready", () => lastError = "");
-    try {
-      await redis.connect();
-    } catch (error) {
-      redis.disconnect();
-      throw new Error(
-        `Cannot connect to Redis at ${redactUrl(options.url)}: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { cause: error },
-      );
-    }
-    return new RedisStore(redis);
+    return new RedisStore(await connectRedis(options));
   }
 
   async enqueue(m: NewMessage): Promise<boolean> {
@@ -286,12 +262,7 @@ export class RedisStore implements QueueStore {
   }
 
   async close(): Promise<void> {
-    try {
-      await this.#redis.quit();
-    } catch {
-      // Already gone: nothing to release but the socket.
-    }
-    this.#redis.disconnect();
+    await closeRedis(this.#redis);
   }
 }
 
@@ -314,15 +285,4 @@ function toMeta(
   if (stored.tp !== undefined) meta.traceparent = stored.tp;
   if (stored.bg !== undefined) meta.baggage = stored.bg;
   return meta;
-}
-
-/** The URL with any password replaced by `***`, fit for logs and errors. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }

@@ -13,8 +13,8 @@
  * @module
  */
 
-import { Redis } from "ioredis";
-import type { Logger } from "../../../engine/api.ts";
+import type { Redis } from "ioredis";
+import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, encodeValue, type JsonValue } from "../values.ts";
 import {
@@ -28,12 +28,7 @@ import {
 } from "./store.ts";
 
 /** Options of {@link RedisStore.connect}. */
-export interface RedisStoreOptions extends StoreOptions {
-  /** `redis://[user:password@]host[:port][/db]` or `rediss://…`. */
-  url: string;
-  /** Where connection trouble is reported. */
-  log?: Logger;
-}
+export interface RedisStoreOptions extends StoreOptions, RedisConnectOptions {}
 
 const PREFIX = "state:";
 /** How many times an update retries after another process changed the key. */
@@ -94,27 +89,7 @@ export class RedisStore implements StateStore {
 
   /** Connects to `options.url`; rejects when Redis does not answer. */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
-    const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-    let lastError = "";
-    redis.on("error", (error: Error) => {
-      // ioredis reconnects by itself; report each distinct trouble once.
-      if (error.message === lastError) return;
-      lastError = error.message;
-      options.log?.warn(`Redis connection trouble at ${redactUrl(options.url)}: ${error.message}`);
-    });
-    redis.on("ready", () => lastError = "");
-    try {
-      await redis.connect();
-    } catch (error) {
-      redis.disconnect();
-      throw new Error(
-        `Cannot connect to Redis at ${redactUrl(options.url)}: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { cause: error },
-      );
-    }
-    return new RedisStore(redis, options);
+    return new RedisStore(await connectRedis(options), options);
   }
 
   async get(scope: string, key: string): Promise<JsonValue | undefined> {
@@ -196,22 +171,6 @@ export class RedisStore implements StateStore {
 
   async close(): Promise<void> {
     await Promise.allSettled(this.#updates.values());
-    try {
-      await this.#redis.quit();
-    } catch {
-      // Already gone: nothing to release but the socket.
-    }
-    this.#redis.disconnect();
-  }
-}
-
-/** The URL with any password replaced by `***`, fit for logs and errors. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url;
+    await closeRedis(this.#redis);
   }
 }
