@@ -9,7 +9,10 @@
  * with the same time-out length expire in the order they started, so each
  * length keeps its calls in a set in insertion order, and the timer is armed
  * for the earliest head; a call that ends early leaves it armed, and the
- * timer re-arms for the next head when it fires.
+ * timer re-arms for the next head when it fires. When no call is in flight
+ * the timer stays armed but unref'd (it does not hold the process open) and
+ * lapses on its own: a caller making one call at a time does not pay for a
+ * timer per call either.
  *
  * @module
  */
@@ -57,6 +60,7 @@ export class Invocations {
   }
 
   add(inv: Invocation): void {
+    if (this.#pending.size === 0 && this.#timer !== undefined) Deno.refTimer(this.#timer);
     this.#pending.set(inv.id, inv);
     let set = this.#byTarget.get(inv.target);
     if (!set) this.#byTarget.set(inv.target, set = new Set());
@@ -82,7 +86,7 @@ export class Invocations {
       queue.delete(inv);
       if (queue.size === 0) this.#byTimeout.delete(inv.timeoutMs);
     }
-    if (this.#pending.size === 0) this.#disarm(); // an idle engine holds no timer
+    if (this.#pending.size === 0 && this.#timer !== undefined) Deno.unrefTimer(this.#timer);
     return inv;
   }
 
@@ -91,12 +95,6 @@ export class Invocations {
     this.#timerAt = at;
     const delay = Math.min(MAX_DELAY_MS, Math.max(0, Math.ceil(at - performance.now())));
     this.#timer = setTimeout(() => this.#expire(), delay);
-  }
-
-  #disarm(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
   }
 
   #expire(): void {

@@ -37,7 +37,31 @@ Deno.test("Invocations expires calls of mixed time-outs in deadline order, with 
   assert.equal(invocations.size, 1);
   assert.equal(invocations.take("slow")?.id, "slow", "the last call ended before its deadline");
   assert.equal(invocations.size, 0);
-  // The test sanitizer fails the test if a timer were still armed here.
+});
+
+Deno.test("Invocations holds the process open while calls are in flight, not once they ended", async () => {
+  // A child makes a call with a 10-minute time-out; it exits by itself only if
+  // the deadline timer, still armed, no longer holds the process once the call ended.
+  const script = `
+    import { Invocations } from ${
+    JSON.stringify(new URL("./invocations.ts", import.meta.url).href)
+  };
+    const invocations = new Invocations(() => console.log("expired"));
+    const inv = { id: "a", functionId: "a::b", target: "w", caller: undefined, start: 0,
+      timeoutMs: 600000, deadline: performance.now() + 600000, traceId: "t", spanId: "s",
+      parentSpanId: undefined, traced: false, settle() {} };
+    invocations.add(inv);
+    setTimeout(() => { invocations.take("a"); console.log("answered"); }, 10);
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000), // killed (and failing) if held open
+  }).output();
+  assert.equal(new TextDecoder().decode(out.stderr), "");
+  assert.equal(out.code, 0);
+  assert.equal(new TextDecoder().decode(out.stdout), "answered\n");
 });
 
 Deno.test("Invocations keeps per-target counts and forgets a call once taken", () => {
