@@ -19,11 +19,10 @@
  * @module
  */
 
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
 import type { ErrorBody } from "../../../engine/api.ts";
+import { openDatabase, type Transaction, writeTransaction } from "../../_shared/sqlite.ts";
 import type {
   ClaimedMessage,
   DeadLetter,
@@ -91,9 +90,6 @@ interface MessageRow {
 }
 
 type Statements =
-  | "begin"
-  | "commit"
-  | "rollback"
   | "name"
   | "exists"
   | "insert"
@@ -121,6 +117,7 @@ export class SqliteStore implements QueueStore {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #sql: Record<Statements, StatementSync>;
+  readonly #transaction: Transaction;
   /** Queues already in `queue_names`, to skip the insert. */
   readonly #named = new Set<string>();
   readonly #leasePrefix = crypto.randomUUID();
@@ -133,10 +130,8 @@ export class SqliteStore implements QueueStore {
     this.#db = db;
     this.path = path;
     const p = (sql: string) => db.prepare(sql);
+    this.#transaction = writeTransaction(db);
     this.#sql = {
-      begin: p("BEGIN IMMEDIATE"),
-      commit: p("COMMIT"),
-      rollback: p("ROLLBACK"),
       name: p("INSERT OR IGNORE INTO queue_names (name) VALUES (?)"),
       exists: p(
         "SELECT 1 FROM queue_messages WHERE queue = ? AND id = ? " +
@@ -186,21 +181,10 @@ export class SqliteStore implements QueueStore {
 
   /** Opens (creating when missing) the database at `options.path`. */
   static open(options: SqliteStoreOptions): SqliteStore {
-    let db: DatabaseSync | undefined;
-    try {
-      mkdirSync(dirname(options.path), { recursive: true });
-      db = new DatabaseSync(options.path);
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-      db.exec("PRAGMA busy_timeout = 5000");
-      db.exec(SCHEMA);
-      return new SqliteStore(db, options.path);
-    } catch (error) {
-      db?.close();
-      throw new Error(`Cannot open the queue database "${options.path}": ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
+    return openDatabase(
+      { ...options, schema: SCHEMA, label: "queue" },
+      (db) => new SqliteStore(db, options.path),
+    );
   }
 
   enqueue(m: NewMessage): Promise<boolean> {
@@ -400,18 +384,6 @@ export class SqliteStore implements QueueStore {
       else pending.reject(outcome.error);
     });
   }
-
-  #transaction<T>(body: () => T): T {
-    this.#sql.begin.run();
-    try {
-      const result = body();
-      this.#sql.commit.run();
-      return result;
-    } catch (error) {
-      if (this.#db.isTransaction) this.#sql.rollback.run();
-      throw error;
-    }
-  }
 }
 
 interface PendingWrite {
@@ -432,8 +404,4 @@ function toMeta(queue: string, row: MessageRow): MessageMeta {
   if (row.traceparent !== null) meta.traceparent = row.traceparent;
   if (row.baggage !== null) meta.baggage = row.baggage;
   return meta;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -18,9 +18,8 @@
  * @module
  */
 
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { openDatabase, type Transaction, writeTransaction } from "../../_shared/sqlite.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, encodeValue, type JsonValue } from "../values.ts";
 import {
@@ -55,19 +54,15 @@ export class SqliteStore implements StateStore {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #maxValueBytes: number;
-  readonly #sql: Record<
-    "begin" | "commit" | "rollback" | "get" | "upsert" | "remove" | "list" | "groups",
-    StatementSync
-  >;
+  readonly #sql: Record<"get" | "upsert" | "remove" | "list" | "groups", StatementSync>;
+  readonly #transaction: Transaction;
 
   private constructor(db: DatabaseSync, options: SqliteStoreOptions) {
     this.#db = db;
     this.path = options.path;
     this.#maxValueBytes = options.maxValueBytes;
+    this.#transaction = writeTransaction(db);
     this.#sql = {
-      begin: db.prepare("BEGIN IMMEDIATE"),
-      commit: db.prepare("COMMIT"),
-      rollback: db.prepare("ROLLBACK"),
       get: db.prepare("SELECT value FROM state_entries WHERE scope = ? AND key = ?"),
       upsert: db.prepare(
         "INSERT INTO state_entries (scope, key, value) VALUES (?, ?, ?) " +
@@ -81,21 +76,10 @@ export class SqliteStore implements StateStore {
 
   /** Opens (creating when missing) the database at `options.path`. */
   static open(options: SqliteStoreOptions): SqliteStore {
-    let db: DatabaseSync | undefined;
-    try {
-      mkdirSync(dirname(options.path), { recursive: true });
-      db = new DatabaseSync(options.path);
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-      db.exec("PRAGMA busy_timeout = 5000");
-      db.exec(SCHEMA);
-      return new SqliteStore(db, options);
-    } catch (error) {
-      db?.close();
-      throw new Error(`Cannot open the state database "${options.path}": ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
+    return openDatabase(
+      { ...options, schema: SCHEMA, label: "state" },
+      (db) => new SqliteStore(db, options),
+    );
   }
 
   get(scope: string, key: string): JsonValue | undefined {
@@ -157,20 +141,4 @@ export class SqliteStore implements StateStore {
     const row = this.#sql.get.get(scope, key) as { value: string } | undefined;
     return row?.value;
   }
-
-  #transaction<T>(body: () => T): T {
-    this.#sql.begin.run();
-    try {
-      const result = body();
-      this.#sql.commit.run();
-      return result;
-    } catch (error) {
-      if (this.#db.isTransaction) this.#sql.rollback.run();
-      throw error;
-    }
-  }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

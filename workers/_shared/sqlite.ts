@@ -1,0 +1,75 @@
+/**
+ * Opening a SQLite database (`node:sqlite`) the way every SQLite adapter of
+ * the built-in workers does, and running bodies in write transactions. Each
+ * adapter's module documentation says what the settings mean for its data.
+ *
+ * @module
+ */
+
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+
+/** Options of {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /** The database file; its folder is created when missing. */
+  path: string;
+  /** How often SQLite fsyncs in WAL mode. Default `normal`. */
+  synchronous?: "normal" | "full";
+  /** The statements creating the adapter's tables when missing. */
+  schema: string;
+  /** What the database holds, for the error message: `queue`, `state`. */
+  label: string;
+}
+
+/**
+ * Opens (creating when missing) the database at `options.path` in WAL mode
+ * with the schema applied, and hands it to `use`. When anything up to and
+ * including `use` throws, the database is closed and the error names the file.
+ */
+export function openDatabase<T>(options: OpenDatabaseOptions, use: (db: DatabaseSync) => T): T {
+  let db: DatabaseSync | undefined;
+  try {
+    mkdirSync(dirname(options.path), { recursive: true });
+    db = new DatabaseSync(options.path);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    // Another process holding the write lock is waited for, not an error at once.
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(options.schema);
+    return use(db);
+  } catch (error) {
+    db?.close();
+    throw new Error(
+      `Cannot open the ${options.label} database "${options.path}": ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { cause: error },
+    );
+  }
+}
+
+/** Runs `body` in a write transaction: committed when it returns, rolled back when it throws. */
+export type Transaction = <T>(body: () => T) => T;
+
+/**
+ * A {@link Transaction} over `db`, its statements prepared once. It begins
+ * with `BEGIN IMMEDIATE`, taking the write lock first, so another process
+ * sharing the file cannot write between a body's reads and its writes.
+ */
+export function writeTransaction(db: DatabaseSync): Transaction {
+  const begin = db.prepare("BEGIN IMMEDIATE");
+  const commit = db.prepare("COMMIT");
+  const rollback = db.prepare("ROLLBACK");
+  return (body) => {
+    begin.run();
+    try {
+      const result = body();
+      commit.run();
+      return result;
+    } catch (error) {
+      if (db.isTransaction) rollback.run();
+      throw error;
+    }
+  };
+}
