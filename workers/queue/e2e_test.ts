@@ -12,7 +12,7 @@ import { startEngine } from "../../engine/engine.ts";
 import { registerWorker } from "../../sdk/typescript/mod.ts";
 import { TriggerAction } from "../../sdk/typescript/mod.ts";
 import { runCli, spawnEngine, tempConfig } from "../../tests/support/engine_process.ts";
-import { JsonLineProcess } from "../state/_processes.ts";
+import { JsonLineProcess } from "../../tests/support/json_line_process.ts";
 import { queueWorker } from "./mod.ts";
 
 type Message = Record<string, unknown>;

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
 import { type Frame, RawWorker } from "../../tests/support/raw_worker.ts";
-import { startRedisServer } from "../state/adapters/_redis_server.ts";
+import { startRedisServer } from "../../tests/support/redis_server.ts";
 import { queueWorker } from "./mod.ts";
 
 type Running = Awaited<ReturnType<typeof startEngine>>;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { LogEntry } from "../../engine/api.ts";
 import { type RunningEngine, startEngine } from "../../engine/engine.ts";
 import { registerWorker, type Worker } from "../../sdk/typescript/mod.ts";
-import { startRedisServer } from "./adapters/_redis_server.ts";
+import { startRedisServer } from "../../tests/support/redis_server.ts";
 import { SqliteStore } from "./adapters/sqlite.ts";
 import { SdkWorkerProcess, startEngineProcess, startIiiSdkWorker } from "./_processes.ts";
 import { stateWorker } from "./mod.ts";

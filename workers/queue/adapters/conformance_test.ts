@@ -7,8 +7,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Redis } from "ioredis";
-import { startRedisServer } from "../../state/adapters/_redis_server.ts";
+import { startFlushableRedisServer } from "../../../tests/support/redis_server.ts";
+import { type StoreCase, storeConformance } from "../../../tests/support/store_conformance.ts";
 import { MemoryStore } from "./memory.ts";
 import { RedisStore } from "./redis.ts";
 import { SqliteStore } from "./sqlite.ts";
@@ -21,12 +21,7 @@ interface Backend {
   shared: boolean;
 }
 
-interface Harness {
-  backend(): Promise<Backend>;
-  teardown(): Promise<void>;
-}
-
-type Case = (backend: Backend, stores: QueueStore[]) => Promise<void>;
+type Case = StoreCase<Backend, QueueStore>;
 
 const T0 = 1_700_000_000_000;
 const ERROR = { code: "invocation_failed", message: "boom" };
@@ -354,27 +349,7 @@ const cases: Record<string, Case> = {
   },
 };
 
-/** Runs every case against one adapter; `setup` starts what the adapter needs. */
-function conformance(name: string, setup: () => Promise<Harness>) {
-  Deno.test(`QueueStore conformance: ${name}`, async (t) => {
-    const harness = await setup();
-    try {
-      for (const [title, run] of Object.entries(cases)) {
-        await t.step(title, async () => {
-          const backend = await harness.backend();
-          const stores: QueueStore[] = [];
-          try {
-            await run(backend, stores);
-          } finally {
-            for (const store of stores) await store.close();
-          }
-        });
-      }
-    } finally {
-      await harness.teardown();
-    }
-  });
-}
+const conformance = storeConformance("QueueStore", cases);
 
 conformance("memory", () =>
   Promise.resolve({
@@ -400,16 +375,12 @@ conformance("sqlite", async () => {
 });
 
 conformance("redis", async () => {
-  const server = await startRedisServer();
-  const admin = new Redis(server.url);
+  const server = await startFlushableRedisServer();
   return {
     backend: async () => {
-      await admin.flushall();
+      await server.flush();
       return { shared: true, open: () => RedisStore.connect({ url: server.url }) };
     },
-    teardown: async () => {
-      await admin.quit();
-      await server.stop();
-    },
+    teardown: () => server.stop(),
   };
 });

@@ -6,12 +6,12 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Redis } from "ioredis";
 import { CallError } from "../../../engine/api.ts";
+import { startFlushableRedisServer } from "../../../tests/support/redis_server.ts";
+import { type StoreCase, storeConformance } from "../../../tests/support/store_conformance.ts";
 import { parseOps } from "../update_ops.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import type { JsonValue } from "../values.ts";
-import { startRedisServer } from "./_redis_server.ts";
 import { MemoryStore } from "./memory.ts";
 import { RedisStore } from "./redis.ts";
 import { SqliteStore } from "./sqlite.ts";
@@ -25,14 +25,7 @@ interface Backend {
   shared: boolean;
 }
 
-interface Harness {
-  /** A fresh, empty back end for one case. */
-  backend(): Promise<Backend>;
-  /** Releases what the harness started. */
-  teardown(): Promise<void>;
-}
-
-type Case = (backend: Backend, stores: StateStore[]) => Promise<void>;
+type Case = StoreCase<Backend, StateStore>;
 
 const LIMIT = 1024 * 1024;
 
@@ -277,27 +270,7 @@ const cases: Record<string, Case> = {
   },
 };
 
-/** Runs every case against one adapter; `setup` starts what the adapter needs. */
-function conformance(name: string, setup: () => Promise<Harness>) {
-  Deno.test(`StateStore conformance: ${name}`, async (t) => {
-    const harness = await setup();
-    try {
-      for (const [title, run] of Object.entries(cases)) {
-        await t.step(title, async () => {
-          const backend = await harness.backend();
-          const stores: StateStore[] = [];
-          try {
-            await run(backend, stores);
-          } finally {
-            for (const store of stores) await store.close();
-          }
-        });
-      }
-    } finally {
-      await harness.teardown();
-    }
-  });
-}
+const conformance = storeConformance("StateStore", cases);
 
 conformance("memory", () =>
   Promise.resolve({
@@ -330,20 +303,16 @@ conformance("sqlite", async () => {
 });
 
 conformance("redis", async () => {
-  const server = await startRedisServer();
-  const admin = new Redis(server.url);
+  const server = await startFlushableRedisServer();
   return {
     backend: async () => {
-      await admin.flushall();
+      await server.flush();
       return {
         shared: true,
         open: (options) =>
           RedisStore.connect({ url: server.url, maxValueBytes: options?.maxValueBytes ?? LIMIT }),
       };
     },
-    teardown: async () => {
-      await admin.quit();
-      await server.stop();
-    },
+    teardown: () => server.stop(),
   };
 });

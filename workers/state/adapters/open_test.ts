@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../config.ts";
-import { startRedisServer } from "./_redis_server.ts";
+import { startRedisServer } from "../../../tests/support/redis_server.ts";
 import { openStore } from "./open.ts";
 import { RedisStore } from "./redis.ts";
 import { SqliteStore } from "./sqlite.ts";

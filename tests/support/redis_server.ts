@@ -5,6 +5,8 @@
  * @module
  */
 
+import { Redis } from "ioredis";
+
 /** A running `redis-server`. */
 export interface RedisServer {
   url: string;
@@ -58,6 +60,31 @@ export async function startRedisServer(): Promise<RedisServer> {
         // Already exited.
       }
       await Promise.all([child.status, drained, stderrDrained]);
+    },
+  };
+}
+
+/** A running `redis-server` shared by a suite of cases, each starting on an empty one. */
+export interface FlushableRedisServer {
+  url: string;
+  /** Empties every database of the server. */
+  flush(): Promise<void>;
+  /** Closes the connection `flush` uses, then stops the server. */
+  stop(): Promise<void>;
+}
+
+/** Starts `redis-server` (see {@link startRedisServer}) with a connection to empty it. */
+export async function startFlushableRedisServer(): Promise<FlushableRedisServer> {
+  const server = await startRedisServer();
+  const admin = new Redis(server.url);
+  return {
+    url: server.url,
+    async flush() {
+      await admin.flushall();
+    },
+    async stop() {
+      await admin.quit();
+      await server.stop();
     },
   };
 }

@@ -1,0 +1,108 @@
+/**
+ * Test support: a child `deno run` process that is driven through JSON lines:
+ * messages written to its stdin, messages read from its stdout (the fixtures
+ * of the state and queue workers' end-to-end tests, and the real engine).
+ *
+ * @module
+ */
+
+/** One line of the child's output, or one line written to its input. */
+export type Message = Record<string, unknown>;
+
+interface Waiter {
+  match(message: Message): boolean;
+  resolve(message: Message): void;
+  reject(error: Error): void;
+}
+
+/**
+ * A child `deno run` whose stdout lines are messages: a line holding a JSON
+ * object is that object, any other line is `{line}`.
+ */
+export class JsonLineProcess {
+  readonly #child: Deno.ChildProcess;
+  readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #unclaimed: Message[] = [];
+  readonly #waiters: Waiter[] = [];
+  readonly #stdout: Promise<void>;
+  readonly #stderr: Promise<string>;
+  #ended: Error | undefined;
+
+  constructor(script: URL, args: string[], env: Record<string, string> = {}) {
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", script.pathname, ...args],
+      env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#stdin = this.#child.stdin.getWriter();
+    this.#stderr = new Response(this.#child.stderr).text();
+    this.#stdout = this.#read();
+  }
+
+  /** The first message (already received or still to come) that `match` accepts. */
+  waitFor(match: (message: Message) => boolean): Promise<Message> {
+    const index = this.#unclaimed.findIndex(match);
+    if (index >= 0) return Promise.resolve(this.#unclaimed.splice(index, 1)[0] as Message);
+    if (this.#ended) return Promise.reject(this.#ended);
+    return new Promise((resolve, reject) => this.#waiters.push({ match, resolve, reject }));
+  }
+
+  /** Writes one JSON line to the child's stdin. */
+  async send(message: Message): Promise<void> {
+    await this.#stdin.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  }
+
+  /** Sends `signal` and waits for the child to exit. */
+  async kill(signal: Deno.Signal): Promise<Deno.CommandStatus> {
+    try {
+      this.#child.kill(signal);
+    } catch {
+      // Already exited.
+    }
+    return await this.close();
+  }
+
+  /** Closes stdin and waits for the child to exit and its output to end. */
+  async close(): Promise<Deno.CommandStatus> {
+    await this.#stdin.close().catch(() => {});
+    const status = await this.#child.status;
+    await Promise.all([this.#stdout, this.#stderr]);
+    return status;
+  }
+
+  async #read(): Promise<void> {
+    let buffer = "";
+    for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim() !== "") this.#deliver(parseLine(line));
+      }
+    }
+    const stderr = await this.#stderr;
+    this.#ended = new Error(
+      `The child process ended before the awaited message; its stderr:\n${stderr}`,
+    );
+    for (const waiter of this.#waiters.splice(0)) waiter.reject(this.#ended);
+  }
+
+  #deliver(message: Message): void {
+    const index = this.#waiters.findIndex((waiter) => waiter.match(message));
+    if (index < 0) this.#unclaimed.push(message);
+    else this.#waiters.splice(index, 1)[0]?.resolve(message);
+  }
+}
+
+function parseLine(line: string): Message {
+  try {
+    const value = JSON.parse(line);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value;
+  } catch {
+    // Not JSON: a log line.
+  }
+  return { line };
+}
