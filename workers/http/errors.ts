@@ -8,7 +8,7 @@
  * @module
  */
 import type { Logger } from "../../engine/api.ts";
-import { randomHex } from "./trace.ts";
+import { randomHex } from "../../engine/observability/traceparent.ts";
 
 /** The codes of replies the worker makes itself; a function's own error code passes through as is. */
 export const Code = {
