@@ -12,7 +12,11 @@ Deno.test("encodeFrame() picks the 7, 16 or 64-bit length form and masks the pay
   const cases: [number, number, number][] = [
     // payload length, length byte, header length (with the 4-byte mask key)
     [0, 0, 6],
+    [1, 1, 6],
+    [7, 7, 6],
     [125, 125, 6],
+    [131, 126, 8],
+    [10_243, 126, 8],
     [126, 126, 8],
     [65535, 126, 8],
     [65536, 127, 14],
