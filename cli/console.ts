@@ -5,32 +5,27 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { CONSOLE_TOKEN_ENV } from "../engine/config/auth.ts";
 import type { ConsoleConfig } from "../engine/config/schema.ts";
 import type { RunningEngine } from "../engine/engine.ts";
 import { bindingProblem, consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
+import { parseCommandArgs } from "./args.ts";
 import { engineUrl } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 
 export function parseConsoleArgs(args: string[]): { host: string; port: number; url: string } {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        host: { type: "string" },
-        port: { type: "string", short: "p" },
-        url: { type: "string" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message, "console");
-  }
+  const { values } = parseCommandArgs("console", {
+    args,
+    options: {
+      host: { type: "string" },
+      port: { type: "string", short: "p" },
+      url: { type: "string" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
   const port = Number(values.port ?? 3113);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be a port number (0-65535): got "${values.port}"`, "console");

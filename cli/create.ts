@@ -6,7 +6,7 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./args.ts";
 import { isEmptyFolder, writeFiles } from "./create_files.ts";
 import { resolveFromCaller } from "./paths.ts";
 import { type Template, templateNames, TEMPLATES } from "./templates/mod.ts";
@@ -26,22 +26,16 @@ function listTemplates(): string {
 
 /** Parses the arguments of `engine create`; throws a {@linkcode UsageError}. */
 export function parseCreateArgs(args: string[]): CreateArgs {
-  let values: { template?: string; directory?: string; force?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      options: {
-        template: { type: "string", short: "t" },
-        directory: { type: "string", short: "d" },
-        force: { type: "boolean", short: "f" },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message, "create");
-  }
+  const { values, positionals } = parseCommandArgs("create", {
+    args,
+    options: {
+      template: { type: "string", short: "t" },
+      directory: { type: "string", short: "d" },
+      force: { type: "boolean", short: "f" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
   if (positionals.length > 0) {
     throw new UsageError(
       `Unexpected argument "${positionals[0]}": give the folder with --directory`,

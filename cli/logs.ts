@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import type { LogEntry, LogLevel } from "../engine/api.ts";
 import type { EventBatch } from "../engine/events.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { type EngineLink, remoteLink } from "../console/link.ts";
+import { parseCommandArgs } from "./args.ts";
 import { EngineClient, EngineUnreachable, engineUrl, FunctionFailed } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
 import type { Io } from "./trigger.ts";
@@ -27,23 +27,18 @@ export interface LogsArgs {
 }
 
 export function parseLogsArgs(args: string[]): LogsArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        follow: { type: "boolean", short: "f" },
-        worker: { type: "string", short: "w" },
-        level: { type: "string", short: "l" },
-        limit: { type: "string", short: "n" },
-        url: { type: "string" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message, "logs");
-  }
+  const { values } = parseCommandArgs("logs", {
+    args,
+    options: {
+      follow: { type: "boolean", short: "f" },
+      worker: { type: "string", short: "w" },
+      level: { type: "string", short: "l" },
+      limit: { type: "string", short: "n" },
+      url: { type: "string" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
   const level = values.level?.toLowerCase();
   if (level !== undefined && !LEVELS.includes(level as LogLevel)) {
     throw new UsageError(

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { dirname } from "node:path";
 import {
   DEFAULT_CONFIG_FILE,
@@ -15,24 +14,20 @@ import {
 import { type RunningEngine, startEngine } from "../engine/engine.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
+import { parseCommandArgs } from "./args.ts";
 import { startEmbeddedConsole } from "./console.ts";
 import { resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
-import { UsageError } from "./usage.ts";
 import type { Io } from "./trigger.ts";
 
 export function parseStartArgs(args: string[]): { config: string } {
-  try {
-    const { values } = parseArgs({
-      args,
-      options: { config: { type: "string", short: "c" } },
-      strict: true,
-      allowPositionals: false,
-    });
-    return { config: values.config ?? DEFAULT_CONFIG_FILE };
-  } catch (e) {
-    throw new UsageError((e as Error).message, "start");
-  }
+  const { values } = parseCommandArgs("start", {
+    args,
+    options: { config: { type: "string", short: "c" } },
+    strict: true,
+    allowPositionals: false,
+  });
+  return { config: values.config ?? DEFAULT_CONFIG_FILE };
 }
 
 /** Merges top-level `rest_api.middleware` into the HTTP worker's own list (worker's first). */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
 import { EngineClient, EngineUnreachable, engineUrl, FunctionFailed } from "./engine_url.ts";
 import { UsageError } from "./usage.ts";
 
@@ -14,22 +14,17 @@ export interface Io {
 }
 
 export function parseTriggerArgs(args: string[]) {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        "function-id": { type: "string" },
-        payload: { type: "string" },
-        "timeout-ms": { type: "string" },
-        url: { type: "string" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new UsageError((e as Error).message, "trigger");
-  }
+  const { values } = parseCommandArgs("trigger", {
+    args,
+    options: {
+      "function-id": { type: "string" },
+      payload: { type: "string" },
+      "timeout-ms": { type: "string" },
+      url: { type: "string" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
   const functionId = values["function-id"];
   if (!functionId) {
     throw new UsageError(
@@ -43,22 +38,13 @@ export function parseTriggerArgs(args: string[]) {
       payload = JSON.parse(values.payload);
     } catch (e) {
       const detail = (e as Error).message;
-      const where = /position \d+/.test(detail) ? "" : ` (at the end of the text, position ${values.payload.length})`;
+      const where = /position \d+/.test(detail)
+        ? ""
+        : ` (at the end of the text, position ${values.payload.length})`;
       throw new UsageError(`--payload is not valid JSON: ${detail}${where}`, "trigger");
     }
   }
-  let timeoutMs = 30_000;
-  if (values["timeout-ms"] !== undefined) {
-    timeoutMs = Number(values["timeout-ms"]);
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-      throw new UsageError(
-        `--timeout-ms must be a positive whole number of milliseconds: got "${
-          values["timeout-ms"]
-        }"`,
-        "trigger",
-      );
-    }
-  }
+  const timeoutMs = parseTimeoutMs(values["timeout-ms"], { command: "trigger", fallback: 30_000 });
   return { functionId, payload, timeoutMs, url: engineUrl(values.url) };
 }
 

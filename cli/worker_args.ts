@@ -5,11 +5,10 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG_FILE, type EngineConfig, parseConfig } from "../engine/config/mod.ts";
 import { builtinConfigParsers } from "../workers/catalog.ts";
+import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
 import { resolveFromCaller } from "./paths.ts";
-import { UsageError } from "./usage.ts";
 
 /** Options shared by the `engine worker` commands. */
 export interface WorkerArgs {
@@ -24,37 +23,23 @@ export interface WorkerArgs {
 }
 
 export function parseWorkerArgs(args: string[], defaultTimeoutMs: number): WorkerArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        config: { type: "string", short: "c" },
-        force: { type: "boolean", short: "f" },
-        url: { type: "string" },
-        "no-wait": { type: "boolean" },
-        "timeout-ms": { type: "string" },
-        json: { type: "boolean" },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message, "worker");
-  }
-  const { values, positionals } = parsed;
-  let timeoutMs = defaultTimeoutMs;
-  if (values["timeout-ms"] !== undefined) {
-    timeoutMs = Number(values["timeout-ms"]);
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
-      throw new UsageError(
-        `--timeout-ms must be a positive whole number of milliseconds: got "${
-          values["timeout-ms"]
-        }"`,
-        "worker",
-      );
-    }
-  }
+  const { values, positionals } = parseCommandArgs("worker", {
+    args,
+    options: {
+      config: { type: "string", short: "c" },
+      force: { type: "boolean", short: "f" },
+      url: { type: "string" },
+      "no-wait": { type: "boolean" },
+      "timeout-ms": { type: "string" },
+      json: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  const timeoutMs = parseTimeoutMs(values["timeout-ms"], {
+    command: "worker",
+    fallback: defaultTimeoutMs,
+  });
   return {
     positionals,
     config: resolveFromCaller(values.config ?? DEFAULT_CONFIG_FILE),

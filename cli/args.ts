@@ -1,0 +1,41 @@
+/**
+ * What the commands share in reading their arguments: `parseArgs` whose
+ * complaints are usage errors of the command, and the `--timeout-ms` value.
+ *
+ * @module
+ */
+
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { UsageError } from "./usage.ts";
+
+/** `parseArgs(config)`; a complaint about the arguments becomes a {@linkcode UsageError} of `command`. */
+export function parseCommandArgs<T extends ParseArgsConfig>(
+  command: string,
+  config: T,
+): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    throw new UsageError((e as Error).message, command);
+  }
+}
+
+/**
+ * The milliseconds `--timeout-ms` gave as `text`, or `options.fallback`
+ * without it; anything but a positive whole number is a
+ * {@linkcode UsageError} of `options.command`.
+ */
+export function parseTimeoutMs(
+  text: string | undefined,
+  options: { command: string; fallback: number },
+): number {
+  if (text === undefined) return options.fallback;
+  const timeoutMs = Number(text);
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    throw new UsageError(
+      `--timeout-ms must be a positive whole number of milliseconds: got "${text}"`,
+      options.command,
+    );
+  }
+  return timeoutMs;
+}
