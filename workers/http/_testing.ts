@@ -6,11 +6,8 @@
  */
 import type { CallOptions, LogEntry, Logger } from "../../engine/api.ts";
 import { CallError } from "../../engine/api.ts";
-import { createApp } from "./app.ts";
 import { type HttpConfig, parseHttpConfig } from "./config.ts";
-import { Cors } from "./cors.ts";
-import { Limiter } from "./limiter.ts";
-import { byPriority } from "./mod.ts";
+import { configuredApp } from "./mod.ts";
 import { routeOf } from "./triggers.ts";
 import { LiveRoutes } from "./triggers.ts";
 
@@ -78,37 +75,25 @@ export function testApp(options: {
     };
     routes.apply(routes.table.add(routeOf(binding)));
   }
-  const limiter = new Limiter(config.concurrency_request_limit);
-  const stopping = new AbortController();
-  const app = createApp({
-    matcher: () => routes.matcher(),
-    limiter,
-    cors: config.cors ? new Cors(config.cors) : undefined,
-    pipeline: {
-      invoker: {
-        hasFunction: (id) => id in functions,
-        async call(id, payload, callOptions = {}) {
-          calls.push({ functionId: id, payload, options: callOptions });
-          const fn = functions[id];
-          if (!fn) {
-            throw new CallError({
-              code: "function_not_found",
-              message: `Function ${id} not found`,
-            });
-          }
-          return await withTimeout(
-            Promise.resolve(fn(payload, callOptions)),
-            callOptions.timeoutMs,
-          );
-        },
+  const { app, limiter, stopping } = configuredApp(config, {
+    routes,
+    invoker: {
+      hasFunction: (id) => id in functions,
+      async call(id, payload, callOptions = {}) {
+        calls.push({ functionId: id, payload, options: callOptions });
+        const fn = functions[id];
+        if (!fn) {
+          throw new CallError({
+            code: "function_not_found",
+            message: `Function ${id} not found`,
+          });
+        }
+        return await withTimeout(
+          Promise.resolve(fn(payload, callOptions)),
+          callOptions.timeoutMs,
+        );
       },
-      log,
-      globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
-      middlewareTimeout: config.middleware_timeout,
-      bodyLimit: config.body_limit,
     },
-    defaultTimeout: config.default_timeout,
-    stopping: stopping.signal,
     log,
   });
   return { app, calls, log, limiter, routes, stopping };

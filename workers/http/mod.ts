@@ -4,8 +4,16 @@
  *
  * @module
  */
-import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.ts";
+import type { Hono } from "hono";
+import type {
+  BuiltinWorker,
+  EngineApi,
+  Logger,
+  RunningWorker,
+  SpanRecord,
+} from "../../engine/api.ts";
 import { createApp } from "./app.ts";
+import type { Invoker } from "./calls.ts";
 import {
   DEFAULT_CONFIG,
   type HttpConfig,
@@ -44,21 +52,9 @@ export function startHttpWorker(
   config: HttpConfig,
 ): Promise<RunningWorker & { describe(): HttpWorkerStatus }> {
   const routes = new LiveRoutes();
-  const limiter = new Limiter(config.concurrency_request_limit);
-  const stopping = new AbortController();
-  const app = createApp({
-    matcher: () => routes.matcher(),
-    limiter,
-    cors: config.cors ? new Cors(config.cors) : undefined,
-    pipeline: {
-      invoker: api,
-      log: api.log,
-      globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
-      middlewareTimeout: config.middleware_timeout,
-      bodyLimit: config.body_limit,
-    },
-    defaultTimeout: config.default_timeout,
-    stopping: stopping.signal,
+  const { app, limiter, stopping } = configuredApp(config, {
+    routes,
+    invoker: api,
     log: api.log,
     recordSpan: (span) => api.recordSpan(span),
   });
@@ -105,6 +101,41 @@ export function startHttpWorker(
       waiting: limiter.waiting,
     }),
   });
+}
+
+/**
+ * The worker's app as `config` sets it up over `routes`, calling functions
+ * through `parts.invoker`; aborting `stopping` ends the requests in progress.
+ * The in-process tests build theirs here too, so they run this wiring.
+ */
+export function configuredApp(
+  config: HttpConfig,
+  parts: {
+    routes: LiveRoutes;
+    invoker: Invoker;
+    log: Logger;
+    recordSpan?: (span: SpanRecord) => void;
+  },
+): { app: Hono; limiter: Limiter; stopping: AbortController } {
+  const limiter = new Limiter(config.concurrency_request_limit);
+  const stopping = new AbortController();
+  const app = createApp({
+    matcher: () => parts.routes.matcher(),
+    limiter,
+    cors: config.cors ? new Cors(config.cors) : undefined,
+    pipeline: {
+      invoker: parts.invoker,
+      log: parts.log,
+      globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
+      middlewareTimeout: config.middleware_timeout,
+      bodyLimit: config.body_limit,
+    },
+    defaultTimeout: config.default_timeout,
+    stopping: stopping.signal,
+    log: parts.log,
+    recordSpan: parts.recordSpan,
+  });
+  return { app, limiter, stopping };
 }
 
 /** Global middleware by ascending priority; equal priorities keep config order (the sort is stable). */
