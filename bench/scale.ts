@@ -43,7 +43,9 @@ const points = smoke
   };
 const clientEnv = smoke
   ? { BENCH_SEQ: "100", BENCH_SECONDS: "0.5" }
-  : { BENCH_SEQ: "2000", BENCH_SECONDS: "4" };
+  : { BENCH_SEQ: "2000", BENCH_SECONDS: "2" };
+/** Caller runs per point; each figure is their median. */
+const callRuns = smoke ? 1 : 3;
 const wrkSeconds = smoke ? 1 : 4;
 /** Time for the engine's heap to settle after a change, before reading its RSS. */
 const settleMs = smoke ? 200 : 1000;
@@ -84,8 +86,16 @@ async function command(swarm: Proc, line: string): Promise<number> {
 }
 
 async function measureCall(url: string, n: number): Promise<CallPoint> {
-  const r = await runClient(["engine", url, "bench::echo"], clientEnv);
-  return { n, p50: r.seq.p50, p99: r.seq.p99, rate: r.conc!.perSecond };
+  const runs = [];
+  for (let i = 0; i < callRuns; i++) {
+    runs.push(await runClient(["engine", url, "bench::echo"], clientEnv));
+  }
+  return {
+    n,
+    p50: median(runs.map((r) => r.seq.p50)),
+    p99: median(runs.map((r) => r.seq.p99)),
+    rate: median(runs.map((r) => r.conc!.perSecond)),
+  };
 }
 
 /** Memory: a fresh engine, idle connections added, then functions. */
@@ -203,6 +213,7 @@ const { markdown, charts } = scaleReport(results, {
   chartsDir: values.charts!,
   conditions: await conditions(load, smoke),
   clientEnv,
+  callRuns,
   wrkSeconds,
 });
 await Deno.mkdir(values.charts!, { recursive: true });

@@ -21,6 +21,7 @@ export function scaleReport(
     chartsDir: string;
     conditions: string;
     clientEnv: Record<string, string>;
+    callRuns: number;
     wrkSeconds: number;
   },
 ): { markdown: string; charts: Record<string, string> } {
@@ -123,7 +124,7 @@ ${o.conditions}
 
 Run: \`deno run -A bench/scale.ts\`. A call is \`bench::echo\` (100 B) from a caller process to an
 echo worker process through the engine (\`main.ts --config\`); sequential p50/p99 over ${o.clientEnv.BENCH_SEQ} calls,
-then 64 in flight for ${o.clientEnv.BENCH_SECONDS} s, by a fresh caller at each point. Idle workers are raw
+then 64 in flight for ${o.clientEnv.BENCH_SECONDS} s, by a fresh caller process (${o.callRuns} at each point, median). Idle workers are raw
 WebSocket connections from one helper process (\`bench/swarm.ts\`); functions (\`bench::f<i>\`) are
 registered over those connections, round-robin, so the last point is ${count(wN.n)} connections
 and ${
