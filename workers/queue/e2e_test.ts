@@ -13,6 +13,7 @@ import { registerWorker } from "../../sdk/typescript/mod.ts";
 import { TriggerAction } from "../../sdk/typescript/mod.ts";
 import { runCli, spawnEngine, tempConfig } from "../../tests/support/engine_process.ts";
 import { JsonLineProcess } from "../../tests/support/json_line_process.ts";
+import { deadLetterLogs } from "./_testing.ts";
 import { queueWorker } from "./mod.ts";
 
 type Message = Record<string, unknown>;
@@ -64,18 +65,6 @@ class SdkProcess {
   stop(): Promise<Deno.CommandStatus> {
     return this.process.close();
   }
-}
-
-/** Resolves once the queue worker has logged `count` messages becoming dead letters. */
-function deadLetterLogs(engine: Running, count: number): Promise<void> {
-  const { promise, resolve } = Promise.withResolvers<void>();
-  let seen = 0;
-  const unsubscribe = engine.logs.ring.subscribe((entry) => {
-    if (!/is now a dead letter/.test(entry.message) || ++seen < count) return;
-    unsubscribe();
-    resolve();
-  });
-  return promise;
 }
 
 /** An engine in this process with the queue worker on SQLite, a consumer and a producer process. */

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
 import { type Frame, RawWorker } from "../../tests/support/raw_worker.ts";
 import { startRedisServer } from "../../tests/support/redis_server.ts";
+import { deadLetterLogs } from "./_testing.ts";
 import { queueWorker } from "./mod.ts";
 
 type Running = Awaited<ReturnType<typeof startEngine>>;
@@ -46,18 +47,6 @@ async function enqueue(
     action: { type: "enqueue", queue },
   });
   return await answer;
-}
-
-/** Resolves once the queue worker has logged `count` messages becoming dead letters. */
-function deadLetterLogs(engine: Running, count: number): Promise<void> {
-  const { promise, resolve } = Promise.withResolvers<void>();
-  let seen = 0;
-  const unsubscribe = engine.logs.ring.subscribe((entry) => {
-    if (!/is now a dead letter/.test(entry.message) || ++seen < count) return;
-    unsubscribe();
-    resolve();
-  });
-  return promise;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
