@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { MAIN, ROOT, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
+import { readLines } from "../support/lines.ts";
 
 const CONFIG = "host: 127.0.0.1\nport: 0\nworkers: []\nconsole:\n  enabled: false\n";
 
@@ -19,17 +20,10 @@ function spawnCli(args: string[], env: Record<string, string>) {
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (line: string) => void }[] = [];
   const pump = async (stream: ReadableStream<Uint8Array>) => {
-    let buffer = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let i;
-      while ((i = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        lines.push(line);
-        for (const w of [...waiters]) {
-          if (w.re.test(line)) waiters.splice(waiters.indexOf(w), 1), w.resolve(line);
-        }
+    for await (const line of readLines(stream)) {
+      lines.push(line);
+      for (const w of [...waiters]) {
+        if (w.re.test(line)) waiters.splice(waiters.indexOf(w), 1), w.resolve(line);
       }
     }
   };

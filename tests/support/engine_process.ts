@@ -6,6 +6,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { readLines } from "./lines.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const MAIN = `${ROOT}main.ts`;
@@ -43,19 +44,12 @@ export async function spawnEngine(options: SpawnOptions): Promise<EngineProcess>
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
   const pump = async (stream: ReadableStream<Uint8Array>) => {
-    let buf = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      let i;
-      while ((i = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        lines.push(line);
-        for (const w of [...waiters]) {
-          if (w.re.test(line)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(line);
-          }
+    for await (const line of readLines(stream)) {
+      lines.push(line);
+      for (const w of [...waiters]) {
+        if (w.re.test(line)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(line);
         }
       }
     }

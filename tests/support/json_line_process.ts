@@ -6,6 +6,8 @@
  * @module
  */
 
+import { readLines } from "./lines.ts";
+
 /** One line of the child's output, or one line written to its input. */
 export type Message = Record<string, unknown>;
 
@@ -73,15 +75,8 @@ export class JsonLineProcess {
   }
 
   async #read(): Promise<void> {
-    let buffer = "";
-    for await (const chunk of this.#child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (line.trim() !== "") this.#deliver(parseLine(line));
-      }
+    for await (const line of readLines(this.#child.stdout)) {
+      if (line.trim() !== "") this.#deliver(parseLine(line));
     }
     const stderr = await this.#stderr;
     this.#ended = new Error(
