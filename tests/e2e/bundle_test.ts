@@ -3,19 +3,13 @@
  * from the source tree at run time (what `deno compile` relies on too).
  */
 import assert from "node:assert/strict";
-import { ROOT, spawnEngine } from "../support/engine_process.ts";
+import { bundleEngine, spawnEngine } from "../support/engine_process.ts";
 import { RawWorker } from "../support/raw_worker.ts";
 
 Deno.test("the bundled engine starts from an empty folder and answers a call", async () => {
   const dir = await Deno.makeTempDir({ prefix: "engine-bundle-" });
   const bundle = `${dir}/engine.js`;
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform", "deno", "-o", bundle, `${ROOT}main.ts`],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+  await bundleEngine(bundle);
   const run = `${dir}/run`;
   await Deno.mkdir(run);
   await Deno.writeTextFile(

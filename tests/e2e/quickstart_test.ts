@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TEMPLATES } from "../../cli/templates/mod.ts";
-import { ROOT, runCli, spawnEngine } from "../support/engine_process.ts";
+import { bundleEngine, runCli, spawnEngine } from "../support/engine_process.ts";
 
 function freePort(): number {
   const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
@@ -73,13 +73,7 @@ async function firstAnswer(url: string, body: unknown, timeoutMs = 30_000): Prom
 Deno.test("quickstart end to end: create, run both workers, add state and HTTP, the total grows", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "engine-quickstart-" }));
   const bundle = join(dir, "engine.js");
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform", "deno", "-o", bundle, `${ROOT}main.ts`],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+  await bundleEngine(bundle);
 
   const project = join(dir, "quickstart");
   const env: Record<string, string> = {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { readLines } from "./lines.ts";
 
@@ -109,6 +110,17 @@ export async function runCli(
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Bundles the engine (`deno bundle` of main.ts, as `deno task bundle`) into the file `out`. */
+export async function bundleEngine(out: string): Promise<void> {
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--platform", "deno", "-o", out, MAIN],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
 }
 
 /** Writes `text` to a config file in a new temporary folder and returns its path. */
