@@ -7,9 +7,20 @@
  * @module
  */
 
+import { join } from "node:path";
+import { startFlushableRedisServer } from "./redis_server.ts";
+
 /** What a store must offer for the suite to release it. */
 export interface Closable {
   close(): unknown;
+}
+
+/** How a case gets stores: a fresh back end per case, and more views of it. */
+export interface StoreBackend<S, O = never> {
+  /** A store over this case's back end. */
+  open(options?: O): Promise<S>;
+  /** Whether a second `open()` sees the first one's data (a file or a server). */
+  shared: boolean;
 }
 
 /** What an adapter's set-up started, for every case of the suite. */
@@ -50,5 +61,37 @@ export function storeConformance<B, S extends Closable>(
         await harness.teardown();
       }
     });
+  };
+}
+
+/**
+ * A harness for an adapter over files: each case's back end is `backend(dir)`
+ * with `dir` a folder that does not exist yet (opening must create it),
+ * inside a temporary folder named with `prefix` that teardown removes.
+ */
+export async function folderHarness<B>(
+  prefix: string,
+  backend: (dir: string) => B,
+): Promise<Harness<B>> {
+  const root = await Deno.makeTempDir({ prefix });
+  let count = 0;
+  return {
+    backend: () => Promise.resolve(backend(join(root, `case-${++count}`, "nested"))),
+    teardown: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+/**
+ * A harness for an adapter over Redis: one real `redis-server` for the suite,
+ * emptied before each case's back end, `backend(url)`.
+ */
+export async function redisHarness<B>(backend: (url: string) => B): Promise<Harness<B>> {
+  const server = await startFlushableRedisServer();
+  return {
+    backend: async () => {
+      await server.flush();
+      return backend(server.url);
+    },
+    teardown: () => server.stop(),
   };
 }

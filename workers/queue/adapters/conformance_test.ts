@@ -7,19 +7,19 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFlushableRedisServer } from "../../../tests/support/redis_server.ts";
-import { type StoreCase, storeConformance } from "../../../tests/support/store_conformance.ts";
+import {
+  folderHarness,
+  redisHarness,
+  type StoreBackend,
+  type StoreCase,
+  storeConformance,
+} from "../../../tests/support/store_conformance.ts";
 import { MemoryStore } from "./memory.ts";
 import { RedisStore } from "./redis.ts";
 import { SqliteStore } from "./sqlite.ts";
 import type { NewMessage, QueueStore } from "./store.ts";
 
-/** How a case gets stores: a fresh back end per case, and more views of it. */
-interface Backend {
-  open(): Promise<QueueStore>;
-  /** Whether a second `open()` sees the first one's data (a file or a server). */
-  shared: boolean;
-}
+type Backend = StoreBackend<QueueStore>;
 
 type Case = StoreCase<Backend, QueueStore>;
 
@@ -358,29 +358,14 @@ conformance("memory", () =>
     teardown: () => Promise.resolve(),
   }));
 
-conformance("sqlite", async () => {
-  const root = await Deno.makeTempDir({ prefix: "queue-sqlite-" });
-  let count = 0;
-  return {
-    backend: () => {
-      // A folder that does not exist yet: opening must create it.
-      const path = join(root, `case-${++count}`, "nested", "queue.db");
-      return Promise.resolve({
-        shared: true,
-        open: () => Promise.resolve(SqliteStore.open({ path })),
-      });
-    },
-    teardown: () => Deno.remove(root, { recursive: true }),
-  };
-});
+conformance("sqlite", () =>
+  folderHarness("queue-sqlite-", (dir) => ({
+    shared: true,
+    open: () => Promise.resolve(SqliteStore.open({ path: join(dir, "queue.db") })),
+  })));
 
-conformance("redis", async () => {
-  const server = await startFlushableRedisServer();
-  return {
-    backend: async () => {
-      await server.flush();
-      return { shared: true, open: () => RedisStore.connect({ url: server.url }) };
-    },
-    teardown: () => server.stop(),
-  };
-});
+conformance("redis", () =>
+  redisHarness((url) => ({
+    shared: true,
+    open: () => RedisStore.connect({ url }),
+  })));

@@ -7,8 +7,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CallError } from "../../../engine/api.ts";
-import { startFlushableRedisServer } from "../../../tests/support/redis_server.ts";
-import { type StoreCase, storeConformance } from "../../../tests/support/store_conformance.ts";
+import {
+  folderHarness,
+  redisHarness,
+  type StoreBackend,
+  type StoreCase,
+  storeConformance,
+} from "../../../tests/support/store_conformance.ts";
 import { parseOps } from "../update_ops.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import type { JsonValue } from "../values.ts";
@@ -17,13 +22,8 @@ import { RedisStore } from "./redis.ts";
 import { SqliteStore } from "./sqlite.ts";
 import type { StateStore } from "./store.ts";
 
-/** How a case gets stores: a fresh back end per case, and more views of it. */
-interface Backend {
-  /** A store over this case's back end. */
-  open(options?: { maxValueBytes?: number }): Promise<StateStore>;
-  /** Whether a second `open()` sees the first one's data (a file or a server). */
-  shared: boolean;
-}
+/** Stores over a back end, opened with a value size limit. */
+type Backend = StoreBackend<StateStore, { maxValueBytes?: number }>;
 
 type Case = StoreCase<Backend, StateStore>;
 
@@ -283,36 +283,20 @@ conformance("memory", () =>
     teardown: () => Promise.resolve(),
   }));
 
-conformance("sqlite", async () => {
-  const root = await Deno.makeTempDir({ prefix: "state-sqlite-" });
-  let count = 0;
-  return {
-    backend: () => {
-      // A folder that does not exist yet: opening must create it.
-      const path = join(root, `case-${++count}`, "nested", "state.db");
-      return Promise.resolve({
-        shared: true,
-        open: (options) =>
-          Promise.resolve(
-            SqliteStore.open({ path, maxValueBytes: options?.maxValueBytes ?? LIMIT }),
-          ),
-      });
-    },
-    teardown: () => Deno.remove(root, { recursive: true }),
-  };
-});
+conformance("sqlite", () =>
+  folderHarness("state-sqlite-", (dir): Backend => ({
+    shared: true,
+    open: (options) =>
+      Promise.resolve(
+        SqliteStore.open({
+          path: join(dir, "state.db"),
+          maxValueBytes: options?.maxValueBytes ?? LIMIT,
+        }),
+      ),
+  })));
 
-conformance("redis", async () => {
-  const server = await startFlushableRedisServer();
-  return {
-    backend: async () => {
-      await server.flush();
-      return {
-        shared: true,
-        open: (options) =>
-          RedisStore.connect({ url: server.url, maxValueBytes: options?.maxValueBytes ?? LIMIT }),
-      };
-    },
-    teardown: () => server.stop(),
-  };
-});
+conformance("redis", () =>
+  redisHarness((url): Backend => ({
+    shared: true,
+    open: (options) => RedisStore.connect({ url, maxValueBytes: options?.maxValueBytes ?? LIMIT }),
+  })));
