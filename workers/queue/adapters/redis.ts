@@ -116,19 +116,11 @@ export class RedisStore implements QueueStore {
       leaseUntil,
       crypto.randomUUID(),
     );
-    const claimed: ClaimedMessage[] = [];
-    for (let i = 0; i < flat.length; i += 6) {
-      const [id, lease, meta, data, attempts, error] = flat.slice(i, i + 6) as [
-        string,
-        string,
-        string,
-        string,
-        string | null,
-        string | null,
-      ];
-      claimed.push({ ...toMeta(queue, id, meta, attempts, error), data: JSON.parse(data), lease });
-    }
-    return claimed;
+    return rowsOf(flat).map(([id, lease, meta, data, attempts, error]) => ({
+      ...toMeta(queue, id, meta, attempts, error),
+      data: JSON.parse(data),
+      lease,
+    }));
   }
 
   async ack(queue: string, id: string, lease: string): Promise<boolean> {
@@ -214,25 +206,15 @@ export class RedisStore implements QueueStore {
       k.errors,
       limit,
     );
-    const letters: DeadLetter[] = [];
-    for (let i = 0; i < flat.length; i += 6) {
-      const [id, failedAt, meta, data, attempts, error] = flat.slice(i, i + 6) as [
-        string,
-        string,
-        string,
-        string,
-        string | null,
-        string | null,
-      ];
+    return rowsOf(flat).map(([id, failedAt, meta, data, attempts, error]) => {
       const m = toMeta(queue, id, meta, attempts, error);
-      letters.push({
+      return {
         ...m,
         data: JSON.parse(data),
         lastError: m.lastError ?? { code: "UNKNOWN", message: "No error recorded" },
         failedAt: Number(failedAt),
-      });
-    }
-    return letters;
+      };
+    });
   }
 
   async redrive(queue: string, id: string | undefined, now: number): Promise<number> {
@@ -264,6 +246,19 @@ export class RedisStore implements QueueStore {
   async close(): Promise<void> {
     await closeRedis(this.#redis);
   }
+}
+
+/**
+ * A message as `queueClaim` and `queueDeadLetters` reply: id, lease (or the
+ * time it failed), static meta, data, attempts, last error.
+ */
+type MessageRow = [string, string, string, string, string | null, string | null];
+
+/** A script's flat reply, six values per message, as rows. */
+function rowsOf(flat: (string | null)[]): MessageRow[] {
+  const rows: MessageRow[] = [];
+  for (let i = 0; i < flat.length; i += 6) rows.push(flat.slice(i, i + 6) as MessageRow);
+  return rows;
 }
 
 function toMeta(
