@@ -6,7 +6,8 @@
  * @module
  */
 
-import { CallError, type EngineApi, type FunctionHandler, type Logger } from "../../engine/api.ts";
+import { CallError, type Logger } from "../../engine/api.ts";
+import type { WorkerFunction } from "../_shared/functions.ts";
 import type { Awaitable, DeadLetter, QueueStore } from "./adapters/store.ts";
 import type { Clock } from "./clock.ts";
 import { isConfigured, type QueueConfig, settingsOf } from "./config.ts";
@@ -41,15 +42,11 @@ export interface QueueFunctionsOptions {
 }
 
 /** One function of the worker: its handler and description. */
-export interface QueueFunction {
-  description: string;
-  handler: FunctionHandler;
-}
 
 const encoder = new TextEncoder();
 
 /** The `engine::queue::*` functions by id. */
-export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, QueueFunction> {
+export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, WorkerFunction> {
   const { config, store, dispatcher, counters, clock } = o;
   const guard = storeGuard(o.log);
   const F = QUEUE_FUNCTIONS;
@@ -196,17 +193,6 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, Q
       },
     },
   };
-}
-
-/** Registers `functions` with the engine; returns their unregister. */
-export function registerQueueFunctions(
-  api: EngineApi,
-  functions: Record<string, QueueFunction>,
-): () => void {
-  const unregisters = Object.entries(functions).map(([id, fn]) =>
-    api.registerFunction(id, fn.handler, { description: fn.description })
-  );
-  return () => unregisters.forEach((unregister) => unregister());
 }
 
 /** A dead letter as the functions return it. */

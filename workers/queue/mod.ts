@@ -20,13 +20,14 @@
  */
 
 import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.ts";
+import { registerFunctions } from "../_shared/functions.ts";
 import { redactUrl } from "../_shared/redis.ts";
 import { openStore, resolveQueuePath } from "./adapters/open.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { defaultConfig, parseConfig, type QueueConfig, settingsOf } from "./config.ts";
 import { Counters } from "./counters.ts";
 import { Dispatcher } from "./dispatcher.ts";
-import { createQueueFunctions, registerQueueFunctions } from "./functions.ts";
+import { createQueueFunctions } from "./functions.ts";
 
 export type { QueueConfig, QueueSettings } from "./config.ts";
 export { QUEUE_FUNCTIONS } from "./functions.ts";
@@ -78,7 +79,7 @@ export async function startQueueWorker(
   let unregister: () => void;
   try {
     const stored = await store.queues();
-    unregister = registerQueueFunctions(
+    unregister = registerFunctions(
       api,
       createQueueFunctions({ config, store, dispatcher, counters, clock, log: api.log }),
     );

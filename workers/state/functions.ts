@@ -5,7 +5,8 @@
  * @module
  */
 
-import { CallError, type EngineApi, type FunctionHandler, type Logger } from "../../engine/api.ts";
+import { CallError, type Logger } from "../../engine/api.ts";
+import type { WorkerFunction } from "../_shared/functions.ts";
 import type { Awaitable, StateStore } from "./adapters/store.ts";
 import { invalidInput, readName, readObject, readTarget, readValue } from "./input.ts";
 import type { StateEvent } from "./triggers.ts";
@@ -20,15 +21,11 @@ export interface StateFunctionsOptions {
 }
 
 /** One function of the worker: its handler and description. */
-export interface StateFunction {
-  description: string;
-  handler: FunctionHandler;
-}
 
 /** The `state::*` functions by id. */
 export function createStateFunctions(
   options: StateFunctionsOptions,
-): Record<string, StateFunction> {
+): Record<string, WorkerFunction> {
   const { store, onChange } = options;
   const guard = adapterGuard(options.log);
 
@@ -159,17 +156,6 @@ export function createStateFunctions(
       },
     },
   };
-}
-
-/** Registers `functions` with the engine; returns their unregister. */
-export function registerStateFunctions(
-  api: EngineApi,
-  functions: Record<string, StateFunction>,
-): () => void {
-  const unregisters = Object.entries(functions).map(([id, fn]) =>
-    api.registerFunction(id, fn.handler, { description: fn.description })
-  );
-  return () => unregisters.forEach((unregister) => unregister());
 }
 
 /**

@@ -15,10 +15,11 @@
  */
 
 import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.ts";
+import { registerFunctions } from "../_shared/functions.ts";
 import { redactUrl } from "../_shared/redis.ts";
 import { openStore, resolveStatePath } from "./adapters/open.ts";
 import { defaultConfig, parseConfig, type StateConfig } from "./config.ts";
-import { createStateFunctions, registerStateFunctions } from "./functions.ts";
+import { createStateFunctions } from "./functions.ts";
 import { StateTriggers } from "./triggers.ts";
 
 export type { StateConfig } from "./config.ts";
@@ -59,7 +60,7 @@ async function startStateWorker(api: EngineApi, given: StateConfig): Promise<Run
     log: api.log,
     onChange: (event) => triggers.fire(event),
   });
-  const unregisterFunctions = registerStateFunctions(api, functions);
+  const unregisterFunctions = registerFunctions(api, functions);
   api.log.info(`State worker started with the ${config.adapter} adapter`, location);
 
   let stopped: Promise<void> | undefined;
