@@ -52,18 +52,29 @@ function encodeFrame(opcode, payload, mask = true, fin = true) {
   }
   const key = out.subarray(headerLen - 4, headerLen);
   randomFillSync(key);
-  const k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3];
-  let i = 0;
   const base = headerLen;
-  for (; i + 4 <= len; i += 4) {
-    out[base + i] = payload[i] ^ k0;
-    out[base + i + 1] = payload[i + 1] ^ k1;
-    out[base + i + 2] = payload[i + 2] ^ k2;
-    out[base + i + 3] = payload[i + 3] ^ k3;
+  out.set(payload, base);
+  let i = 0;
+  for (; i < len && (base + i) % 4 !== 0; i++) out[base + i] ^= key[i & 3];
+  const words = len - i >>> 2;
+  if (words > 0) {
+    const view = new Uint32Array(out.buffer, out.byteOffset + base + i, words);
+    const m = [
+      key[i & 3],
+      key[i + 1 & 3],
+      key[i + 2 & 3],
+      key[i + 3 & 3]
+    ];
+    const word = LITTLE_ENDIAN ? (m[0] | m[1] << 8 | m[2] << 16 | m[3] << 24) >>> 0 : (m[0] << 24 | m[1] << 16 | m[2] << 8 | m[3]) >>> 0;
+    for (let w = 0; w < words; w++) view[w] ^= word;
+    i += words * 4;
   }
-  for (; i < len; i++) out[base + i] = payload[i] ^ key[i & 3];
+  for (; i < len; i++) out[base + i] ^= key[i & 3];
   return out;
 }
+var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([
+  1
+]).buffer)[0] === 1;
 var FrameParser = class {
   #chunks = [];
   /** Index of the first unconsumed chunk (avoids O(n) `shift()`s). */
