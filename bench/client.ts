@@ -6,6 +6,8 @@ export interface ClientResult {
   seq: LatencySummary;
   conc?: { calls: number; perSecond: number };
   sweep: Record<string, LatencySummary>;
+  /** The caller's own CPU time over the sequential and concurrent runs. */
+  cpuMs?: { user: number; system: number };
 }
 
 export async function runClient(

@@ -16,6 +16,8 @@ import { conditions, loadAverage } from "./machine.ts";
 import { natsServerPath, startEngine, startNats } from "./servers.ts";
 import { writeSection } from "./sections.ts";
 import { fmtMs, fmtRate, ratio } from "./stats.ts";
+import { cpuTimeMs } from "./proc_stats.ts";
+import type { Proc } from "./procs.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -35,6 +37,37 @@ interface Figures {
   p50: number;
   p99: number;
   rate: number;
+  /** CPU time (user + system) per call, µs: the server, the answering worker, the caller. */
+  cpu: [number, number, number];
+}
+
+const cpuOf = async (p: Proc) => {
+  const t = await cpuTimeMs(p.child.pid);
+  return t.user + t.system;
+};
+
+/** One caller run, with the CPU time the three processes spent on its calls. */
+async function measure(
+  args: string[],
+  server: Proc,
+  answerer: Proc,
+  sizeEnv: Record<string, string>,
+): Promise<Figures> {
+  const before = [await cpuOf(server), await cpuOf(answerer)];
+  const r = await runClient(args, sizeEnv);
+  const after = [await cpuOf(server), await cpuOf(answerer)];
+  const calls = r.conc!.calls + 2 * Number(sizeEnv.BENCH_SEQ); // warm-up included
+  const perCall = (ms: number) => (ms * 1000) / calls;
+  return {
+    p50: r.seq.p50,
+    p99: r.seq.p99,
+    rate: r.conc!.perSecond,
+    cpu: [
+      perCall(after[0]! - before[0]!),
+      perCall(after[1]! - before[1]!),
+      perCall(r.cpuMs!.user + r.cpuMs!.system),
+    ],
+  };
 }
 
 const load = await loadAverage();
@@ -50,10 +83,14 @@ try {
   for (let r = 0; r < rounds; r++) {
     for (const size of sizes) {
       const sizeEnv = { ...env, BENCH_BYTES: String(size) };
-      const n = await runClient(["nats", nats.url, "bench.echo"], sizeEnv);
-      add(`nats:${size}`, { p50: n.seq.p50, p99: n.seq.p99, rate: n.conc!.perSecond });
-      const e = await runClient(["engine", engine.url, "bench::echo"], sizeEnv);
-      add(`engine:${size}`, { p50: e.seq.p50, p99: e.seq.p99, rate: e.conc!.perSecond });
+      add(
+        `nats:${size}`,
+        await measure(["nats", nats.url, "bench.echo"], nats.server, responder, sizeEnv),
+      );
+      add(
+        `engine:${size}`,
+        await measure(["engine", engine.url, "bench::echo"], engine.engine, worker, sizeEnv),
+      );
     }
   }
 } finally {
@@ -70,8 +107,11 @@ const med = (key: string): Figures => {
     p50: median(runs.map((x) => x.p50)),
     p99: median(runs.map((x) => x.p99)),
     rate: median(runs.map((x) => x.rate)),
+    cpu: [0, 1, 2].map((i) => median(runs.map((x) => x.cpu[i]!))) as Figures["cpu"],
   };
 };
+const us = (v: number) => `${v.toFixed(0)} µs`;
+const cpuRows: string[] = [];
 const verdict = (ok: boolean) => ok ? "met" : "**missed**";
 const rows: string[] = [];
 for (const size of sizes) {
@@ -88,6 +128,12 @@ for (const size of sizes) {
     `| ${label} | 64 in flight, calls/s | ${fmtRate(n.rate)} | ${fmtRate(e.rate)} | ${
       ratio(e.rate, n.rate)
     } | ≥ 1.50× | ${verdict(e.rate >= 1.5 * n.rate)} |`,
+  );
+  const sum = (f: Figures) => f.cpu[0] + f.cpu[1] + f.cpu[2];
+  cpuRows.push(
+    `| ${label} | ${us(n.cpu[0])} / ${us(n.cpu[1])} / ${us(n.cpu[2])} | ${us(sum(n))} | ${
+      us(e.cpu[0])
+    } / ${us(e.cpu[1])} / ${us(e.cpu[2])} | ${us(sum(e))} | ${ratio(sum(e), sum(n))} |`,
   );
 }
 
@@ -112,6 +158,14 @@ ${
 | payload | measure | NATS | engine | engine / NATS | target | |
 |---|---|---|---|---|---|---|
 ${rows.join("\n")}
+
+CPU time (user + system, all threads, from \`/proc/<pid>/stat\` and \`process.cpuUsage()\`) per call
+over the same runs: server / answering process / caller. On two cores the 64-in-flight figure is
+bound by the busiest single process and by the sum.
+
+| payload | NATS: nats-server / responder / requester | NATS total | engine / echo worker / caller | engine total | engine / NATS |
+|---|---|---|---|---|---|
+${cpuRows.join("\n")}
 `;
 await writeSection(values.out!, "compare", markdown);
 console.log(markdown);
