@@ -12,6 +12,7 @@ SDK_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if SDK_ROOT not in sys.path:
     sys.path.insert(0, SDK_ROOT)
 
+from engine_peer import ScriptedEngine  # noqa: E402
 from engine_sdk import Worker, register_worker  # noqa: E402
 
 # The SDK's own warnings (reconnects, idle drops) are expected in these tests.
@@ -28,7 +29,13 @@ FAST: dict[str, Any] = {
 
 
 class WorkerTestCase(unittest.TestCase):
-    """Starts workers that are shut down after the test."""
+    """Starts engines and workers that are stopped after the test (workers first)."""
+
+    def start_engine(self, **options: Any) -> ScriptedEngine:
+        engine = ScriptedEngine(**options)
+        engine.__enter__()
+        self.addCleanup(engine.__exit__, None, None, None)
+        return engine
 
     def start_worker(self, url: str, **options: Any) -> Worker:
         worker = register_worker(url, {**FAST, **options})

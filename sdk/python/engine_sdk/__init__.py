@@ -1,0 +1,41 @@
+"""Python SDK for engine workers: standard library only, Python 3.10+.
+
+Example::
+
+    from engine_sdk import register_worker, InitOptions, Logger
+
+    worker = register_worker(options=InitOptions(worker_name="math-worker"))
+    logger = Logger()
+
+    def add(payload):
+        logger.info("math::add called", payload)
+        return {"c": payload.get("a", 0) + payload.get("b", 0)}
+
+    worker.register_function("math::add", add)
+    worker.run_forever()
+"""
+
+from ._version import __version__
+from .context import InvocationScope, TraceParent, current_scope, parse_traceparent
+from .errors import EngineError
+from .frames import TriggerAction
+from .logger import Logger
+from .options import DEFAULT_ENGINE_URL, InitOptions
+from .worker import FunctionRef, Trigger, Worker, register_worker
+
+__all__ = [
+    "DEFAULT_ENGINE_URL",
+    "EngineError",
+    "FunctionRef",
+    "InitOptions",
+    "InvocationScope",
+    "Logger",
+    "TraceParent",
+    "Trigger",
+    "TriggerAction",
+    "Worker",
+    "__version__",
+    "current_scope",
+    "parse_traceparent",
+    "register_worker",
+]

@@ -1,0 +1,33 @@
+"""Blocking until the process is asked to stop (SIGINT or SIGTERM)."""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+
+class _Stop(Exception):
+    """Raised by the SIGTERM handler to unwind the wait."""
+
+
+def wait_until_stopped(stopped: threading.Event) -> None:
+    """Blocks until ``stopped`` is set, or, on the main thread, until SIGINT
+    (Ctrl-C) or SIGTERM arrives.
+
+    The SIGTERM handler is installed only for the duration of the wait and the
+    previous one is restored afterwards.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        stopped.wait()
+        return
+
+    def on_term(signum: int, frame: object) -> None:
+        raise _Stop()
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        stopped.wait()
+    except (KeyboardInterrupt, _Stop):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,80 @@
+"""Calls this worker made and is waiting on: ids, futures and time-outs.
+
+Runs on the worker's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import EngineError, error_from_body
+
+
+@dataclass
+class _Pending:
+    function_id: str
+    future: asyncio.Future[Any]
+    timer: asyncio.TimerHandle
+
+
+class PendingCalls:
+    """The table of outstanding ``invokefunction`` calls, keyed by ``invocation_id``."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, _Pending] = {}
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+    def open(self, function_id: str, timeout_ms: float) -> tuple[str, asyncio.Future[Any]]:
+        """Starts a call: a fresh UUID and a future settled by :meth:`settle` or the time-out."""
+        loop = asyncio.get_running_loop()
+        invocation_id = str(uuid.uuid4())
+        future: asyncio.Future[Any] = loop.create_future()
+        timer = loop.call_later(timeout_ms / 1000, self._expire, invocation_id, timeout_ms)
+        self._calls[invocation_id] = _Pending(function_id, future, timer)
+        return invocation_id, future
+
+    def is_waiting(self, invocation_id: str) -> bool:
+        """Whether the call is still waiting for its result."""
+        return invocation_id in self._calls
+
+    def settle(self, frame: dict[str, Any]) -> bool:
+        """Settles the call an ``invocationresult`` answers; False for an unknown id."""
+        invocation_id = frame.get("invocation_id")
+        pending = self._calls.pop(invocation_id, None) if isinstance(invocation_id, str) else None
+        if pending is None:
+            return False
+        pending.timer.cancel()
+        if pending.future.done():
+            return True
+        error = frame.get("error")
+        if error:
+            pending.future.set_exception(error_from_body(error, pending.function_id))
+        else:
+            pending.future.set_result(frame.get("result"))
+        return True
+
+    def fail_all(self, error: EngineError) -> None:
+        """Fails every outstanding call with ``error`` (used at shutdown)."""
+        calls, self._calls = self._calls, {}
+        for pending in calls.values():
+            pending.timer.cancel()
+            if not pending.future.done():
+                pending.future.set_exception(
+                    EngineError(error.code, error.message, function_id=pending.function_id)
+                )
+
+    def _expire(self, invocation_id: str, timeout_ms: float) -> None:
+        pending = self._calls.pop(invocation_id, None)
+        if pending is not None and not pending.future.done():
+            pending.future.set_exception(
+                EngineError(
+                    "TIMEOUT",
+                    f"invocation timed out after {timeout_ms:g}ms",
+                    function_id=pending.function_id,
+                )
+            )

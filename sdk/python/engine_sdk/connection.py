@@ -1,0 +1,213 @@
+"""The worker's control connection: one WebSocket at a time, reopened with
+backoff whenever it drops, with a ping heartbeat and an idle deadline.
+
+Everything here runs on the worker's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from typing import Any, Callable
+
+from .options import InitOptions, backoff_delay_ms
+from .websocket import ConnectionClosed, HandshakeError, WebSocket, connect
+
+log = logging.getLogger("engine_sdk")
+
+MAX_QUEUED_FRAMES = 1000
+
+
+class Connection:
+    """A self-healing WebSocket connection to the engine.
+
+    ``on_open`` runs synchronously right after each successful upgrade, so
+    whatever it sends goes out before anything else. ``on_message`` gets each
+    inbound message decoded as JSON.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        headers: dict[str, str],
+        options: InitOptions,
+        on_open: Callable[[], None],
+        on_message: Callable[[Any], None],
+    ) -> None:
+        self._url = url
+        self._headers = headers
+        self._options = options
+        self._on_open = on_open
+        self._on_message = on_message
+        self._ws: WebSocket | None = None
+        self._queue: deque[tuple[dict[str, Any], Callable[[], bool] | None]] = deque()
+        self._stopping = False
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._last_error = ""
+        self.connections = 0
+        """How many times a connection has opened (for diagnostics and tests)."""
+
+    @property
+    def is_open(self) -> bool:
+        """Whether a WebSocket is open right now."""
+        return self._ws is not None and self._ws.open
+
+    def start(self) -> None:
+        """Starts connecting in the background."""
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def send(
+        self,
+        frame: dict[str, Any],
+        *,
+        queue: bool = False,
+        wanted: Callable[[], bool] | None = None,
+    ) -> bool:
+        """Sends ``frame`` now if the socket is open.
+
+        When closed, the frame is dropped, or kept for the next open when
+        ``queue`` is true (``wanted`` is asked again at flush time). Returns
+        whether it was sent now. Raises ``TypeError``/``ValueError`` when the
+        frame is not JSON-serializable.
+        """
+        text = json.dumps(frame, separators=(",", ":"), allow_nan=False)
+        if self.is_open:
+            assert self._ws is not None
+            self._ws.send_text(text)
+            return True
+        if queue:
+            if len(self._queue) >= MAX_QUEUED_FRAMES:
+                log.warning("Outbound queue full (%d frames), dropping the oldest", MAX_QUEUED_FRAMES)
+                self._queue.popleft()
+            self._queue.append((frame, wanted))
+        return False
+
+    def flush_queue(self) -> None:
+        """Sends the frames queued while disconnected, oldest first."""
+        while self._queue and self.is_open:
+            frame, wanted = self._queue.popleft()
+            if wanted is None or wanted():
+                self.send(frame)
+
+    async def stop(self, timeout: float = 2.0) -> None:
+        """Closes for good (code 1000) and stops reconnecting."""
+        self._stopping = True
+        self._wake.set()
+        ws = self._ws
+        if ws is not None and ws.open:
+            await ws.close(1000, "", timeout)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+
+    def drop(self) -> None:
+        """Drops the current socket without a close handshake (it will reconnect)."""
+        if self._ws is not None:
+            self._ws.abort()
+
+    async def _run(self) -> None:
+        attempt = 0
+        while not self._stopping:
+            ws = await self._open()
+            if ws is not None and self._stopping:
+                # stop() ran while the upgrade finished (wait_for may swallow its cancel).
+                ws.abort()
+                break
+            if ws is not None:
+                attempt = 0
+                await self._serve(ws)
+            if self._stopping:
+                break
+            delay = backoff_delay_ms(attempt, self._options)
+            attempt += 1
+            log.debug("Reconnecting in %dms (attempt %d)...", delay, attempt)
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), delay / 1000)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _open(self) -> WebSocket | None:
+        try:
+            return await asyncio.wait_for(
+                connect(
+                    self._url,
+                    headers=self._headers,
+                    ssl_context=self._options.ssl_context,
+                    max_message_bytes=self._options.max_message_bytes,
+                ),
+                self._options.handshake_timeout_ms / 1000,
+            )
+        except asyncio.TimeoutError:
+            self._report(f'Cannot connect to "{self._url}": no upgrade within {self._options.handshake_timeout_ms}ms')
+        except (OSError, HandshakeError, ValueError) as err:
+            self._report(f'Cannot connect to "{self._url}": {err}')
+        return None
+
+    async def _serve(self, ws: WebSocket) -> None:
+        self._ws = ws
+        self.connections += 1
+        if self._last_error:
+            log.info('Connected to "%s"', self._url)
+        self._last_error = ""
+        keepalive = asyncio.get_running_loop().create_task(self._keepalive(ws))
+        try:
+            try:
+                self._on_open()
+            except Exception:  # noqa: BLE001 - a bug there must not kill the connection loop
+                log.exception("Error while replaying registrations")
+            while True:
+                message = await ws.recv()
+                self._dispatch(message)
+        except ConnectionClosed as closed:
+            if not self._stopping:
+                log.debug("Connection closed: code %d", closed.code)
+        finally:
+            keepalive.cancel()
+            self._ws = None
+            if ws.open:
+                ws.abort()
+
+    def _dispatch(self, message: str | bytes) -> None:
+        try:
+            frame = json.loads(message)
+        except ValueError as err:
+            log.warning("Ignoring an inbound frame that is not JSON: %s", err)
+            return
+        try:
+            self._on_message(frame)
+        except Exception:  # noqa: BLE001
+            log.exception("Error while handling an inbound frame")
+
+    async def _keepalive(self, ws: WebSocket) -> None:
+        loop = asyncio.get_running_loop()
+        interval = self._options.heartbeat_interval_ms / 1000
+        idle = self._options.idle_timeout_ms / 1000
+        next_ping = loop.time() + interval
+        while ws.open:
+            now = loop.time()
+            if now - ws.last_activity >= idle:
+                log.warning(
+                    "No inbound data for %dms, terminating connection to force reconnect",
+                    self._options.idle_timeout_ms,
+                )
+                ws.abort()
+                return
+            if now >= next_ping:
+                ws.ping()
+                next_ping = now + interval
+            await asyncio.sleep(max(0.0, min(next_ping, ws.last_activity + idle) - now))
+
+    def _report(self, message: str) -> None:
+        if self._stopping:
+            return
+        # Say it once per distinct failure, not on every retry.
+        if message != self._last_error:
+            log.warning("%s", message)
+        self._last_error = message

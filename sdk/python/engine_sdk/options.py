@@ -1,0 +1,138 @@
+"""Worker options and how the engine URL, token and worker name are resolved."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import socket
+import ssl
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+DEFAULT_ENGINE_URL = "ws://localhost:49134"
+
+
+@dataclass
+class InitOptions:
+    """Options of :func:`register_worker`. A plain ``dict`` with the same keys works too.
+
+    Example::
+
+        worker = register_worker(options=InitOptions(worker_name="math-worker"))
+        worker = register_worker(options={"worker_name": "math-worker"})
+    """
+
+    worker_name: str | None = None
+    """Shown in the engine's worker list. Default: ``$ENGINE_WORKER_NAME``, else ``<hostname>:<pid>``."""
+    worker_description: str | None = None
+    """Optional description sent with the worker's metadata."""
+    token: str | None = None
+    """Sent as ``Authorization: Bearer <token>`` on the upgrade. Default: ``$ENGINE_TOKEN``."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra headers of the WebSocket upgrade request."""
+    invocation_timeout_ms: int = 30_000
+    """Default time-out of :meth:`Worker.trigger`."""
+    reconnect_initial_delay_ms: int = 1_000
+    """First delay before reconnecting."""
+    reconnect_max_delay_ms: int = 30_000
+    """Largest delay between reconnect attempts."""
+    reconnect_backoff_multiplier: float = 2.0
+    """Growth of the delay per failed attempt."""
+    reconnect_jitter: float = 0.3
+    """Random spread of each delay, as a fraction (0.3 = ±30 %)."""
+    heartbeat_interval_ms: int = 20_000
+    """How often a WebSocket Ping is sent."""
+    idle_timeout_ms: int = 60_000
+    """With nothing received for this long, the connection is dropped and reopened."""
+    handshake_timeout_ms: int = 10_000
+    """Deadline of one connection attempt (TCP, TLS and upgrade)."""
+    max_handler_threads: int = 64
+    """Size of the thread pool that runs synchronous handlers."""
+    max_message_bytes: int = 64 * 1024 * 1024
+    """Largest inbound message accepted."""
+    ssl_context: ssl.SSLContext | None = None
+    """TLS settings for ``wss:`` URLs. Default: the system's trust store."""
+
+
+_FIELDS = {f.name for f in dataclasses.fields(InitOptions)}
+_POSITIVE = (
+    "invocation_timeout_ms",
+    "reconnect_max_delay_ms",
+    "heartbeat_interval_ms",
+    "idle_timeout_ms",
+    "handshake_timeout_ms",
+    "max_handler_threads",
+    "max_message_bytes",
+)
+
+
+def to_options(options: InitOptions | Mapping[str, Any] | None) -> InitOptions:
+    """Checks ``options`` and returns them as :class:`InitOptions`.
+
+    Raises ``ValueError`` naming the option for an unknown key or a bad value.
+    """
+    if options is None:
+        result = InitOptions()
+    elif isinstance(options, InitOptions):
+        result = dataclasses.replace(options, headers=dict(options.headers))
+    elif isinstance(options, Mapping):
+        unknown = sorted(set(options) - _FIELDS)
+        if unknown:
+            raise ValueError(
+                f'Unknown worker option "{unknown[0]}": expected one of {", ".join(sorted(_FIELDS))}'
+            )
+        result = InitOptions(**options)
+        result.headers = dict(result.headers or {})
+    else:
+        raise ValueError(
+            f"Invalid worker options: expected InitOptions or a dict, got {type(options).__name__}"
+        )
+    for name in _POSITIVE:
+        value = getattr(result, name)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+            raise ValueError(f'Invalid worker option "{name}": expected a positive number, got {value!r}')
+    if result.reconnect_initial_delay_ms < 0:
+        raise ValueError(
+            f'Invalid worker option "reconnect_initial_delay_ms": expected 0 or more, got {result.reconnect_initial_delay_ms!r}'
+        )
+    if not 0 <= result.reconnect_jitter <= 1:
+        raise ValueError(
+            f'Invalid worker option "reconnect_jitter": expected a fraction from 0 to 1, got {result.reconnect_jitter!r}'
+        )
+    return result
+
+
+def resolve_url(url: str | None) -> str:
+    """The engine URL: the argument, else ``$ENGINE_URL``, else ``ws://localhost:49134``."""
+    return url or os.environ.get("ENGINE_URL") or DEFAULT_ENGINE_URL
+
+
+def resolve_name(options: InitOptions) -> str:
+    """The worker name: the option, else ``$ENGINE_WORKER_NAME``, else ``<hostname>:<pid>``."""
+    return options.worker_name or os.environ.get("ENGINE_WORKER_NAME") or f"{socket.gethostname()}:{os.getpid()}"
+
+
+def upgrade_headers(options: InitOptions) -> dict[str, str]:
+    """Headers of the upgrade request: ``options.headers`` plus the bearer token, if any."""
+    headers = dict(options.headers)
+    token = options.token or os.environ.get("ENGINE_TOKEN")
+    if token:
+        for name in [n for n in headers if n.lower() == "authorization"]:
+            del headers[name]
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+def backoff_delay_ms(
+    attempt: int, options: InitOptions, rand: Callable[[], float] = random.random
+) -> float:
+    """Delay before reconnect attempt ``attempt`` (0 for the first):
+    ``min(initial * multiplier^attempt, max) ± jitter``."""
+    try:
+        grown = options.reconnect_initial_delay_ms * options.reconnect_backoff_multiplier**attempt
+    except OverflowError:
+        grown = float("inf")
+    capped = min(grown, options.reconnect_max_delay_ms)
+    jitter = capped * options.reconnect_jitter * (2 * rand() - 1)
+    return max(0.0, capped + jitter)

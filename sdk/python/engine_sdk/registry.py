@@ -1,0 +1,110 @@
+"""What this worker has registered: functions and triggers, replayed on every
+(re)connect. Thread-safe: user threads add entries, the event loop reads them."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class FunctionEntry:
+    """A registered function and how to call its handler."""
+
+    id: str
+    handler: Callable[..., Any]
+    description: str | None
+    is_async: bool
+    wants_metadata: bool
+
+    def frame(self) -> dict[str, Any]:
+        """The ``registerfunction`` frame."""
+        frame: dict[str, Any] = {"type": "registerfunction", "id": self.id}
+        if self.description is not None:
+            frame["description"] = self.description
+        return frame
+
+
+def make_entry(function_id: str, handler: Callable[..., Any], description: str | None) -> FunctionEntry:
+    """Describes ``handler``; raises ``TypeError`` naming the id when it is not callable."""
+    if not callable(handler):
+        raise TypeError(
+            f'Cannot register function "{function_id}": the handler is not callable ({type(handler).__name__})'
+        )
+    return FunctionEntry(
+        function_id,
+        handler,
+        description,
+        _is_async(handler),
+        _positional_arity(handler) >= 2,
+    )
+
+
+def _is_async(handler: Callable[..., Any]) -> bool:
+    if inspect.iscoroutinefunction(handler):
+        return True
+    call = getattr(handler, "__call__", None)  # noqa: B004 - objects with an async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _positional_arity(handler: Callable[..., Any]) -> int:
+    """How many positional arguments ``handler`` takes (2 or more means ``(data, metadata)``)."""
+    try:
+        params = inspect.signature(handler).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    count = 0
+    for p in params:
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            return 2
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            count += 1
+    return count
+
+
+class Registry:
+    """Functions by id and trigger frames by trigger id, in registration order."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._functions: dict[str, FunctionEntry] = {}
+        self._triggers: dict[str, dict[str, Any]] = {}
+
+    def add_function(self, entry: FunctionEntry) -> None:
+        """Adds ``entry``; raises ``ValueError`` when the id is already registered here."""
+        with self._lock:
+            if entry.id in self._functions:
+                raise ValueError(f'Cannot register function "{entry.id}": already registered on this worker')
+            self._functions[entry.id] = entry
+
+    def remove_function(self, function_id: str) -> bool:
+        """Removes a function; False when it was not registered."""
+        with self._lock:
+            return self._functions.pop(function_id, None) is not None
+
+    def function(self, function_id: str) -> FunctionEntry | None:
+        """The entry for ``function_id``, if registered."""
+        with self._lock:
+            return self._functions.get(function_id)
+
+    def functions(self) -> list[FunctionEntry]:
+        """A snapshot of all functions."""
+        with self._lock:
+            return list(self._functions.values())
+
+    def add_trigger(self, frame: dict[str, Any]) -> None:
+        """Keeps a ``registertrigger`` frame for replay."""
+        with self._lock:
+            self._triggers[frame["id"]] = frame
+
+    def remove_trigger(self, trigger_id: str) -> dict[str, Any] | None:
+        """Forgets a trigger; returns its frame when it was registered."""
+        with self._lock:
+            return self._triggers.pop(trigger_id, None)
+
+    def triggers(self) -> list[dict[str, Any]]:
+        """A snapshot of all trigger frames."""
+        with self._lock:
+            return list(self._triggers.values())

@@ -1,0 +1,187 @@
+"""The protocol side of a worker: what goes out on each open, what each inbound
+frame means, and outbound calls. Runs on the worker's event loop only."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import Executor
+from typing import Any
+
+from . import frames
+from .calls import PendingCalls
+from .connection import Connection
+from .context import InvocationScope
+from .dispatch import NOT_FOUND, error_body, result_frame, run_handler
+from .errors import EngineError
+from .options import InitOptions, upgrade_headers
+from .registry import Registry
+
+log = logging.getLogger("engine_sdk")
+
+
+class Session:
+    """One worker's protocol state over a reconnecting :class:`Connection`."""
+
+    def __init__(
+        self,
+        worker: Any,
+        url: str,
+        options: InitOptions,
+        registry: Registry,
+        executor: Executor,
+        metadata: dict[str, Any],
+    ) -> None:
+        self._worker = worker
+        self._registry = registry
+        self._executor = executor
+        self._metadata = metadata
+        self._calls = PendingCalls()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+        self.worker_id: str | None = None
+        self.reattach_token: str | None = None
+        self.conn = Connection(url, upgrade_headers(options), options, self._on_open, self._on_message)
+
+    def start(self) -> None:
+        """Starts connecting."""
+        self.conn.start()
+
+    # Outbound ------------------------------------------------------------
+
+    def send_registration(self, frame: dict[str, Any]) -> None:
+        """Sends a (un)registration now; while disconnected the replay on open covers it."""
+        if not self._closed:
+            self.conn.send(frame)
+
+    def send_queued(self, frame: dict[str, Any]) -> None:
+        """Sends ``frame`` now, or on the next open if disconnected."""
+        if not self._closed:
+            self.conn.send(frame, queue=True)
+
+    async def call(
+        self,
+        function_id: str,
+        payload: Any,
+        *,
+        timeout_ms: float,
+        action: dict[str, Any] | None,
+        metadata: Any,
+        scope: InvocationScope | None,
+    ) -> Any:
+        """Calls a function through the engine and waits for its result.
+
+        A ``void`` action returns ``None`` at once without waiting.
+        """
+        if self._closed:
+            raise EngineError("shutdown", "Worker is shut down", function_id=function_id)
+        if action is not None and action.get("type") == "void":
+            self.conn.send(frames.invoke(None, function_id, payload, action, metadata, scope), queue=True)
+            return None
+        invocation_id, future = self._calls.open(function_id, timeout_ms)
+        frame = frames.invoke(invocation_id, function_id, payload, action, metadata, scope)
+        try:
+            self.conn.send(frame, queue=True, wanted=lambda: self._calls.is_waiting(invocation_id))
+        except (TypeError, ValueError) as err:
+            self._calls.settle({"invocation_id": invocation_id})
+            raise ValueError(f'Cannot call "{function_id}": the payload is not JSON-serializable: {err}') from None
+        return await future
+
+    # Lifecycle -------------------------------------------------------------
+
+    def _on_open(self) -> None:
+        if self.worker_id is not None:
+            self.conn.send(frames.reattach(self.worker_id, self.reattach_token))
+        for entry in self._registry.functions():
+            self.conn.send(entry.frame())
+        for trigger in self._registry.triggers():
+            self.conn.send(trigger)
+        self.conn.flush_queue()
+        self.conn.send(frames.invoke(None, "engine::workers::register", self._metadata, frames.VOID, None, None))
+
+    async def close(self) -> None:
+        """Fails outstanding calls, stops running handlers and closes the socket."""
+        self._closed = True
+        self._calls.fail_all(EngineError("shutdown", "Worker is shutting down"))
+        for task in list(self._tasks):
+            task.cancel()
+        await self.conn.stop()
+
+    # Inbound ---------------------------------------------------------------
+
+    def _on_message(self, frame: Any) -> None:
+        if not isinstance(frame, dict):
+            return
+        kind = frame.get("type")
+        if kind == "invocationresult":
+            self._calls.settle(frame)
+        elif kind == "invokefunction":
+            self._spawn(self._invoke(frame))
+        elif kind == "workerregistered":
+            worker_id = frame.get("worker_id")
+            token = frame.get("reattach_token")
+            self.worker_id = worker_id if isinstance(worker_id, str) else None
+            self.reattach_token = token if isinstance(token, str) else None
+            log.debug("Worker registered with ID: %s", self.worker_id)
+        elif kind == "triggerregistrationresult" and isinstance(frame.get("error"), dict):
+            error = frame["error"]
+            log.error(
+                'Trigger registration failed for "%s" (%s): %s',
+                frame.get("id"),
+                frame.get("trigger_type") or frame.get("type"),
+                error.get("message"),
+            )
+        elif kind == "error" and isinstance(frame.get("error"), dict):
+            error = frame["error"]
+            log.error("The engine refused this worker: %s: %s", error.get("code"), error.get("message"))
+        elif kind == "ping":
+            self.conn.send({"type": "pong"})
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _invoke(self, frame: dict[str, Any]) -> None:
+        function_id = frame.get("function_id")
+        invocation_id = frame.get("invocation_id")
+        if not isinstance(invocation_id, str):
+            invocation_id = None
+        if not isinstance(function_id, str):
+            return
+        scope = InvocationScope(
+            self._worker,
+            function_id,
+            invocation_id,
+            _text(frame.get("traceparent")),
+            _text(frame.get("baggage")),
+        )
+        entry = self._registry.function(function_id)
+        if entry is None:
+            if invocation_id is not None:
+                self.send_queued(result_frame(invocation_id, function_id, scope, error=dict(NOT_FOUND)))
+            return
+        try:
+            result = await run_handler(entry, frame.get("data"), frame.get("metadata"), scope, self._executor)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as err:  # noqa: BLE001 - any failure is the caller's answer
+            if invocation_id is None:
+                log.error('Error invoking function "%s": %s', function_id, err)
+            else:
+                self.send_queued(result_frame(invocation_id, function_id, scope, error=error_body(err)))
+            return
+        if invocation_id is None:
+            return
+        try:
+            self.send_queued(result_frame(invocation_id, function_id, scope, result=result))
+        except (TypeError, ValueError) as err:
+            body = {
+                "code": "invocation_failed",
+                "message": f'Cannot send the result of "{function_id}": not JSON-serializable: {err}',
+            }
+            self.send_queued(result_frame(invocation_id, function_id, scope, error=body))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,337 @@
+"""The public worker API: :func:`register_worker` and :class:`Worker`.
+
+A worker owns an asyncio event loop running in a daemon thread. The methods
+here may be called from any thread; they hand work to that loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from . import frames
+from ._signals import wait_until_stopped
+from .context import current_scope
+from .errors import EngineError
+from .ids import check_function_id, check_target_id
+from .metadata import worker_metadata
+from .options import InitOptions, resolve_name, resolve_url, to_options
+from .registry import Registry, make_entry
+from .session import Session
+
+_live_workers: list[weakref.ref[Worker]] = []
+
+
+def default_worker() -> Worker | None:
+    """The most recently started worker that is still running, if any."""
+    for ref in reversed(_live_workers):
+        worker = ref()
+        if worker is not None and worker.running:
+            return worker
+    return None
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """A registered function. ``unregister()`` removes it from the engine."""
+
+    id: str
+    unregister: Callable[[], None]
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A registered trigger. ``unregister()`` unbinds it."""
+
+    id: str
+    unregister: Callable[[], None]
+
+
+def register_worker(
+    url: str | None = None, options: InitOptions | Mapping[str, Any] | None = None
+) -> Worker:
+    """Connects a worker to the engine and returns it at once (the connection
+    opens in the background and reopens whenever it drops).
+
+    ``url`` defaults to ``$ENGINE_URL``, else ``ws://localhost:49134``.
+
+    Example::
+
+        from engine_sdk import register_worker, InitOptions
+
+        worker = register_worker(options=InitOptions(worker_name="math-worker"))
+        worker.register_function("math::add", lambda p: {"c": p["a"] + p["b"]})
+        worker.run_forever()
+    """
+    return Worker(resolve_url(url), to_options(options))
+
+
+class Worker:
+    """A connection to the engine that registers functions and triggers and calls functions.
+
+    Create it with :func:`register_worker`.
+    """
+
+    def __init__(self, url: str, options: InitOptions) -> None:
+        self.url = url
+        """The engine URL this worker connects to."""
+        self.options = options
+        """The resolved options."""
+        self.name = resolve_name(options)
+        """The worker name reported to the engine."""
+        self._registry = Registry()
+        self._executor = concurrent.futures.ThreadPoolExecutor(options.max_handler_threads, thread_name_prefix="engine-handler")
+        self._loop = asyncio.new_event_loop()
+        self._stopped = threading.Event()
+        self._closing = False
+        self._close_lock = threading.Lock()
+        metadata = worker_metadata(self.name, options.worker_description)
+        self._session = Session(self, url, options, self._registry, self._executor, metadata)
+        self._thread = threading.Thread(target=self._run_loop, name="engine-sdk-loop", daemon=True)
+        self._thread.start()
+        self._loop.call_soon_threadsafe(self._session.start)
+        _live_workers.append(weakref.ref(self))
+        atexit.register(_shutdown_at_exit, weakref.ref(self))
+
+    # Properties --------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """False once :meth:`shutdown` has begun."""
+        return not self._closing and not self._stopped.is_set()
+
+    @property
+    def connected(self) -> bool:
+        """Whether the WebSocket to the engine is open right now."""
+        return self._session.conn.is_open
+
+    @property
+    def worker_id(self) -> str | None:
+        """The id the engine gave this connection (``None`` until it says so)."""
+        return self._session.worker_id
+
+    # Registration -----------------------------------------------------------
+
+    def register_function(
+        self, function_id: str, handler: Callable[..., Any], *, description: str | None = None
+    ) -> FunctionRef:
+        """Registers ``handler`` under ``function_id`` (``<namespace>::<name>``).
+
+        The handler takes the payload (and, if it accepts a second positional
+        argument, the invocation metadata) and returns a JSON-serializable
+        result. It may be sync (run in a thread pool, so it may block) or
+        ``async`` (run on the worker's event loop). Raising an exception answers
+        the caller with ``invocation_failed``, or with the exception's ``code``
+        attribute when it has one.
+
+        Raises ``ValueError`` for an invalid or duplicate id.
+
+        Example::
+
+            def add(payload):
+                return {"c": payload["a"] + payload["b"]}
+
+            worker.register_function("math::add", add)
+        """
+        check_function_id(function_id)
+        entry = make_entry(function_id, handler, description)
+        self._ensure_running(f'Cannot register function "{function_id}"')
+        self._registry.add_function(entry)
+        self._post(self._session.send_registration, entry.frame())
+
+        def unregister() -> None:
+            if self._registry.remove_function(function_id) and self.running:
+                self._post(self._session.send_registration, frames.unregister_function(function_id))
+
+        return FunctionRef(function_id, unregister)
+
+    def register_trigger(self, trigger: Mapping[str, Any]) -> Trigger:
+        """Binds a function to an event source: ``{"type", "function_id", "config", "metadata"?}``.
+
+        Raises ``ValueError`` when a field is missing or invalid.
+
+        Example::
+
+            worker.register_trigger({
+                "type": "http",
+                "function_id": "math::add",
+                "config": {"api_path": "/math/add", "http_method": "POST"},
+            })
+        """
+        frame = frames.register_trigger(trigger)
+        self._ensure_running(f'Cannot register a trigger for "{frame["function_id"]}"')
+        self._registry.add_trigger(frame)
+        self._post(self._session.send_registration, frame)
+
+        def unregister() -> None:
+            removed = self._registry.remove_trigger(frame["id"])
+            if removed is not None and self.running:
+                self._post(self._session.send_queued, frames.unregister_trigger(removed))
+
+        return Trigger(frame["id"], unregister)
+
+    # Calls -------------------------------------------------------------------
+
+    def trigger(self, request: Mapping[str, Any]) -> Any:
+        """Calls a function through the engine and blocks until its result.
+
+        ``request`` is ``{"function_id", "payload", "timeout_ms"?, "action"?,
+        "metadata"?}``. Raises :class:`EngineError` when the call fails (code
+        ``function_not_found``, ``invocation_failed``, ``TIMEOUT``, ...). With
+        ``"action": TriggerAction.void()`` it returns ``None`` without waiting.
+
+        Use it from plain code and sync handlers. Inside ``async`` handlers use
+        ``await worker.trigger_async(...)`` instead (this method refuses to block
+        the worker's event loop).
+
+        Example::
+
+            total = worker.trigger({"function_id": "state::get", "payload": {"scope": "math", "key": "total"}})
+        """
+        if threading.current_thread() is self._thread:
+            raise RuntimeError(
+                "Worker.trigger() cannot block the worker's event loop: "
+                'use "await worker.trigger_async(...)" inside async handlers'
+            )
+        call = self._prepare_call(request)
+        try:
+            future = asyncio.run_coroutine_threadsafe(call, self._loop)
+        except RuntimeError:
+            call.close()
+            raise EngineError("shutdown", "Worker is shut down") from None
+        try:
+            while True:
+                try:
+                    return future.result(timeout=0.25)
+                except concurrent.futures.TimeoutError:
+                    if self._stopped.is_set() and not future.done():
+                        raise EngineError("shutdown", "Worker is shut down") from None
+                except concurrent.futures.CancelledError:
+                    raise EngineError("shutdown", "Worker is shut down") from None
+        except BaseException:
+            future.cancel()
+            raise
+
+    async def trigger_async(self, request: Mapping[str, Any]) -> Any:
+        """The ``async`` form of :meth:`trigger`, for async handlers and asyncio programs.
+
+        Example::
+
+            async def handler(payload):
+                return await worker.trigger_async({"function_id": "math::add", "payload": payload})
+        """
+        call = self._prepare_call(request)
+        if asyncio.get_running_loop() is self._loop:
+            return await call
+        try:
+            future = asyncio.run_coroutine_threadsafe(call, self._loop)
+        except RuntimeError:
+            call.close()
+            raise EngineError("shutdown", "Worker is shut down") from None
+        return await asyncio.wrap_future(future)
+
+    def _prepare_call(self, request: Mapping[str, Any]) -> Any:
+        if not isinstance(request, Mapping):
+            raise ValueError(f"Invalid trigger request: expected a dict, got {type(request).__name__}")
+        function_id = request.get("function_id")
+        check_target_id(function_id, "function_id")
+        timeout_ms = request.get("timeout_ms", self.options.invocation_timeout_ms)
+        if not isinstance(timeout_ms, (int, float)) or isinstance(timeout_ms, bool) or timeout_ms <= 0:
+            raise ValueError(f'Invalid "timeout_ms" for "{function_id}": expected a positive number, got {timeout_ms!r}')
+        action = frames.check_action(request.get("action"), function_id)
+        if not self.running:
+            raise EngineError("shutdown", "Worker is shut down", function_id=function_id)
+        return self._session.call(
+            function_id,
+            request.get("payload"),
+            timeout_ms=timeout_ms,
+            action=action,
+            metadata=request.get("metadata"),
+            scope=current_scope(),
+        )
+
+    def _log(self, level: str, payload: dict[str, Any]) -> None:
+        """Sends a log record as a void call to ``engine::log::<level>`` (used by ``Logger``)."""
+        frame = frames.invoke(None, f"engine::log::{level}", payload, frames.VOID, None, current_scope())
+        self._post(self._session.send_queued, frame)
+
+    # Lifecycle -----------------------------------------------------------------
+
+    def run_forever(self) -> None:
+        """Blocks until SIGINT (Ctrl-C) or SIGTERM, or until :meth:`shutdown`, then shuts down.
+
+        The usual last line of a worker script.
+        """
+        wait_until_stopped(self._stopped)
+        self.shutdown()
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Closes the connection (code 1000) and stops the worker. Outstanding
+        calls fail with ``EngineError`` code ``shutdown``. Safe to call twice."""
+        with self._close_lock:
+            if self._closing:
+                first = False
+            else:
+                self._closing = first = True
+        if threading.current_thread() is self._thread:
+            if first:
+                self._loop.create_task(self._close_on_loop())
+            return
+        if first:
+            try:
+                asyncio.run_coroutine_threadsafe(self._close_on_loop(), self._loop)
+            except RuntimeError:
+                pass
+        self._thread.join(timeout)
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    async def _close_on_loop(self) -> None:
+        try:
+            await self._session.close()
+        finally:
+            self._loop.stop()
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_forever()
+            # Run what other threads posted just before the stop, then cancel the rest.
+            self._loop.run_until_complete(asyncio.sleep(0))
+            tasks = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
+            # Transports closed by those tasks release their sockets on the next turn.
+            self._loop.run_until_complete(asyncio.sleep(0))
+        finally:
+            self._closing = True
+            self._loop.close()
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._stopped.set()
+
+    def _ensure_running(self, what: str) -> None:
+        if not self.running:
+            raise RuntimeError(f"{what}: the worker is shut down")
+
+    def _post(self, fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            self._loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:
+            pass  # the loop is closed: the worker is shut down
+
+
+def _shutdown_at_exit(ref: weakref.ref[Worker]) -> None:
+    worker = ref()
+    if worker is not None and worker.running:
+        worker.shutdown(timeout=2.0)

@@ -1,0 +1,137 @@
+"""What a worker sends when it connects and registers functions and triggers."""
+
+from __future__ import annotations
+
+import os
+import unittest
+import uuid
+
+import support
+from engine_sdk import InitOptions, register_worker
+
+
+class RegistrationTest(support.WorkerTestCase):
+    def test_open_sends_worker_metadata_as_a_void_call(self) -> None:
+        engine = self.start_engine()
+        self.start_worker(engine.url, worker_name="math-worker", worker_description="Adds")
+        peer = engine.wait_connection()
+        frame = peer.next_frame()
+        self.assertEqual(frame["type"], "invokefunction")
+        self.assertEqual(frame["function_id"], "engine::workers::register")
+        self.assertEqual(frame["action"], {"type": "void"})
+        self.assertNotIn("invocation_id", frame)
+        data = frame["data"]
+        self.assertEqual(data["runtime"], "python")
+        self.assertEqual(data["sdk"], "engine-python")
+        self.assertEqual(data["name"], "math-worker")
+        self.assertEqual(data["description"], "Adds")
+        self.assertEqual(data["pid"], os.getpid())
+        self.assertIsInstance(data["version"], str)
+        self.assertIsInstance(data["os"], str)
+
+    def test_register_function_sends_its_frame(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        worker.register_function("math::add", lambda p: p)
+        self.assertEqual(peer.next_frame(), {"type": "registerfunction", "id": "math::add"})
+        worker.register_function("math::sub", lambda p: p, description="Subtracts")
+        self.assertEqual(
+            peer.next_frame(), {"type": "registerfunction", "id": "math::sub", "description": "Subtracts"}
+        )
+
+    def test_functions_registered_before_the_open_come_first(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        worker.register_function("a::one", lambda p: p)
+        worker.register_function("a::two", lambda p: p)
+        peer = engine.wait_connection()
+        frames = [peer.next_frame() for _ in range(3)]
+        self.assertEqual([f.get("id") or f["function_id"] for f in frames], ["a::one", "a::two", "engine::workers::register"])
+
+    def test_register_trigger_sends_a_uuid_and_the_wire_names(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        trigger = worker.register_trigger(
+            {
+                "type": "http",
+                "function_id": "math::add",
+                "config": {"api_path": "/math/add", "http_method": "POST"},
+                "metadata": {"m": 1},
+            }
+        )
+        frame = peer.next_frame()
+        self.assertEqual(uuid.UUID(frame["id"]).version, 4)
+        self.assertEqual(frame["id"], trigger.id)
+        self.assertEqual(
+            frame,
+            {
+                "type": "registertrigger",
+                "id": trigger.id,
+                "trigger_type": "http",
+                "function_id": "math::add",
+                "config": {"api_path": "/math/add", "http_method": "POST"},
+                "metadata": {"m": 1},
+            },
+        )
+        trigger.unregister()
+        self.assertEqual(peer.next_frame(), {"type": "unregistertrigger", "id": trigger.id, "trigger_type": "http"})
+
+    def test_unregister_function(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        ref = worker.register_function("math::add", lambda p: p)
+        peer.next_of("registerfunction")
+        ref.unregister()
+        self.assertEqual(peer.next_frame(), {"type": "unregisterfunction", "id": "math::add"})
+        worker.register_function("math::add", lambda p: p)  # the id is free again
+        self.assertEqual(peer.next_frame()["id"], "math::add")
+
+    def test_invalid_function_ids_are_refused_with_the_id_named(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        for bad in ["orders", "orders::", "::create", "orders::cre ate", "orders:create", "a::b/c", ""]:
+            with self.subTest(id=bad):
+                with self.assertRaises(ValueError) as caught:
+                    worker.register_function(bad, lambda p: p)
+                self.assertIn(f'Invalid function id "{bad}"', str(caught.exception))
+        for good in ["orders::create", "my-svc::do_it", "a::b::c", "A1::B2"]:
+            worker.register_function(good, lambda p: p)
+
+    def test_duplicate_function_id_is_refused(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        worker.register_function("math::add", lambda p: p)
+        with self.assertRaisesRegex(ValueError, 'Cannot register function "math::add": already registered'):
+            worker.register_function("math::add", lambda p: p)
+
+    def test_handler_must_be_callable(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        with self.assertRaisesRegex(TypeError, 'Cannot register function "math::add": the handler is not callable'):
+            worker.register_function("math::add", {"not": "callable"})  # type: ignore[arg-type]
+
+    def test_trigger_fields_are_checked(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        with self.assertRaisesRegex(ValueError, 'Invalid trigger "type"'):
+            worker.register_trigger({"function_id": "a::b", "config": {}})
+        with self.assertRaisesRegex(ValueError, 'Invalid "function_id"'):
+            worker.register_trigger({"type": "http", "config": {}})
+        with self.assertRaisesRegex(ValueError, 'Invalid trigger for "a::b": "config" is required'):
+            worker.register_trigger({"type": "http", "function_id": "a::b"})
+
+    def test_options_are_checked(self) -> None:
+        with self.assertRaisesRegex(ValueError, 'Unknown worker option "workerName"'):
+            register_worker("ws://127.0.0.1:1", {"workerName": "x"})
+        with self.assertRaisesRegex(ValueError, 'Invalid worker option "idle_timeout_ms"'):
+            register_worker("ws://127.0.0.1:1", InitOptions(idle_timeout_ms=0))
+
+
+if __name__ == "__main__":
+    unittest.main()
