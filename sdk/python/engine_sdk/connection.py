@@ -100,6 +100,9 @@ class Connection:
         if ws is not None and ws.open:
             await ws.close(1000, "", timeout)
         if self._task is not None and not self._task.done():
+            # Mid-upgrade: let the attempt finish so _run can close it properly.
+            await asyncio.wait({self._task}, timeout=timeout)
+        if self._task is not None and not self._task.done():
             self._task.cancel()
             try:
                 await self._task
@@ -117,7 +120,7 @@ class Connection:
             ws = await self._open()
             if ws is not None and self._stopping:
                 # stop() ran while the upgrade finished (wait_for may swallow its cancel).
-                ws.abort()
+                await ws.close(1000, "", 1.0)
                 break
             if ws is not None:
                 attempt = 0

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from . import frames
 from ._signals import wait_until_stopped
+from ._ws_handshake import parse_url
 from .context import current_scope
 from .errors import EngineError
 from .ids import check_function_id, check_target_id
@@ -58,7 +59,8 @@ def register_worker(
     """Connects a worker to the engine and returns it at once (the connection
     opens in the background and reopens whenever it drops).
 
-    ``url`` defaults to ``$ENGINE_URL``, else ``ws://localhost:49134``.
+    ``url`` defaults to ``$ENGINE_URL``, else ``ws://localhost:49134``. Raises
+    ``ValueError`` for a URL that is not ``ws://`` or ``wss://`` and for bad options.
 
     Example::
 
@@ -68,7 +70,9 @@ def register_worker(
         worker.register_function("math::add", lambda p: {"c": p["a"] + p["b"]})
         worker.run_forever()
     """
-    return Worker(resolve_url(url), to_options(options))
+    resolved = resolve_url(url)
+    parse_url(resolved)  # a malformed URL fails here rather than on every reconnect
+    return Worker(resolved, to_options(options))
 
 
 class Worker:

@@ -1,0 +1,114 @@
+"""Shutting a worker down: close code, signals, run_forever, scripts that just end."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import unittest
+
+import support
+from engine_sdk import register_worker
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {sdk_root!r})
+    from engine_sdk import register_worker
+
+    worker = register_worker({url!r}, {{"worker_name": "script", "reconnect_initial_delay_ms": 20}})
+    worker.register_function("script::ping", lambda payload: "pong")
+    print("ready", flush=True)
+    {tail}
+    print("stopped", flush=True)
+    """
+)
+
+
+class LifecycleTest(support.WorkerTestCase):
+    def test_shutdown_closes_with_1000_and_is_idempotent(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        peer = engine.wait_connection(1)
+        worker.shutdown()
+        self.assertEqual(peer.wait_closed(), 1000)
+        self.assertFalse(worker.running)
+        worker.shutdown()
+        with self.assertRaisesRegex(RuntimeError, 'Cannot register function "a::b": the worker is shut down'):
+            worker.register_function("a::b", lambda p: p)
+        self.assertEqual(len(engine.connections), 1, "no reconnect after shutdown")
+
+    def test_context_manager_shuts_down(self) -> None:
+        engine = self.start_engine()
+        with register_worker(engine.url, support.FAST) as worker:
+            peer = engine.wait_connection(1)
+            self.assertTrue(worker.running)
+        self.assertEqual(peer.wait_closed(), 1000)
+
+    def test_a_handler_can_shut_its_worker_down(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+
+        async def stop(payload: object) -> None:
+            worker.shutdown()
+
+        worker.register_function("admin::stop", stop)
+        peer = engine.wait_connection(1)
+        peer.next_of("registerfunction")
+        peer.send({"type": "invokefunction", "invocation_id": "aaaaaaaa-0000-4000-8000-000000000001",
+                   "function_id": "admin::stop", "data": {}})
+        self.assertEqual(peer.wait_closed(), 1000)
+        worker.run_forever()  # returns at once: the worker is already stopped
+        self.assertFalse(worker.running)
+
+    def run_script(self, tail: str) -> tuple[subprocess.Popen[str], object]:
+        engine = self.start_engine()
+        source = SCRIPT.format(sdk_root=support.SDK_ROOT, url=engine.url, tail=tail)
+        proc = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        self.addCleanup(lambda: (proc.stdout.close(), proc.stderr.close()))  # type: ignore[union-attr]
+        self.assertEqual(proc.stdout.readline(), "ready\n")  # type: ignore[union-attr]
+        peer = engine.wait_connection(1)
+        self.assertEqual(peer.next_of("registerfunction")["id"], "script::ping")
+        return proc, peer
+
+    def assert_clean_exit(self, proc: subprocess.Popen[str], peer: object) -> None:
+        out, err = proc.communicate(timeout=10)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(out, "stopped\n")
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(peer.wait_closed(), 1000)  # type: ignore[attr-defined]
+
+    def test_run_forever_exits_cleanly_on_sigterm(self) -> None:
+        proc, peer = self.run_script("worker.run_forever()")
+        proc.send_signal(signal.SIGTERM)
+        self.assert_clean_exit(proc, peer)
+
+    def test_run_forever_exits_cleanly_on_sigint(self) -> None:
+        proc, peer = self.run_script("worker.run_forever()")
+        proc.send_signal(signal.SIGINT)
+        self.assert_clean_exit(proc, peer)
+
+    def test_run_forever_keeps_serving_until_signalled(self) -> None:
+        proc, peer = self.run_script("worker.run_forever()")
+        peer.send({"type": "invokefunction", "invocation_id": "aaaaaaaa-0000-4000-8000-000000000001",  # type: ignore[attr-defined]
+                   "function_id": "script::ping", "data": {}})
+        self.assertEqual(peer.next_of("invocationresult")["result"], "pong")  # type: ignore[attr-defined]
+        self.assertIsNone(proc.poll())
+        proc.send_signal(signal.SIGTERM)
+        self.assert_clean_exit(proc, peer)
+
+    def test_a_script_that_calls_a_function_and_ends_closes_its_connection(self) -> None:
+        proc, peer = self.run_script('print(worker.trigger({"function_id": "peer::answer", "payload": {}}))')
+        call = peer.next_of("invokefunction", "peer::answer")  # type: ignore[attr-defined]
+        peer.send({"type": "invocationresult", "invocation_id": call["invocation_id"],  # type: ignore[attr-defined]
+                   "function_id": "peer::answer", "result": 42})
+        out, err = proc.communicate(timeout=10)
+        self.assertEqual((proc.returncode, out), (0, "42\nstopped\n"), err)
+        self.assertEqual(peer.wait_closed(), 1000)  # type: ignore[attr-defined]
+
+
+if __name__ == "__main__":
+    unittest.main()

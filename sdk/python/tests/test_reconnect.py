@@ -1,0 +1,135 @@
+"""Reconnecting: reattach, the replay of registrations and queued frames,
+heartbeat pings and the idle deadline."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+import unittest
+from typing import Any, Callable
+
+import support
+
+
+def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting until {what}")
+        time.sleep(0.005)
+
+
+def in_thread(fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    future = pool.submit(fn)
+    pool.shutdown(wait=False)
+    return future
+
+
+class ReconnectTest(support.WorkerTestCase):
+    def test_reconnect_reattaches_then_replays_registrations_queue_and_metadata(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        worker.register_function("demo::one", lambda p: p)
+        trigger = worker.register_trigger({"type": "http", "function_id": "demo::one", "config": {"api_path": "/one"}})
+        first = engine.wait_connection(1)
+        support.skip_open_burst(first)
+
+        engine.refuse_status = 503  # keep the worker disconnected until the test is ready
+        first.drop()
+        wait_until(lambda: not worker.connected, "the worker notices the drop")
+        worker.register_function("demo::two", lambda p: p)
+        call = in_thread(lambda: worker.trigger({"function_id": "while::down", "payload": {"q": 1}}))
+        worker.trigger({"function_id": "log::it", "payload": {}, "action": {"type": "void"}})
+        wait_until(lambda: engine.attempts >= 2, "a refused reconnect attempt")
+        engine.refuse_status = None
+
+        second = engine.wait_connection(2)
+        frames = [second.next_frame() for _ in range(7)]
+        self.assertEqual(
+            frames[0],
+            {"type": "reattach", "previous_worker_id": first.worker_id, "reattach_token": first.reattach_token},
+        )
+        self.assertEqual(frames[1], {"type": "registerfunction", "id": "demo::one"})
+        self.assertEqual(frames[2], {"type": "registerfunction", "id": "demo::two"})
+        self.assertEqual((frames[3]["type"], frames[3]["id"]), ("registertrigger", trigger.id))
+        self.assertEqual((frames[4]["type"], frames[4]["function_id"]), ("invokefunction", "while::down"))
+        self.assertEqual((frames[5]["type"], frames[5]["function_id"]), ("invokefunction", "log::it"))
+        self.assertEqual(frames[6]["function_id"], "engine::workers::register")
+
+        second.send({"type": "invocationresult", "invocation_id": frames[4]["invocation_id"],
+                     "function_id": "while::down", "result": "after reconnect"})
+        self.assertEqual(call.result(5), "after reconnect")
+        self.assertEqual(worker.worker_id, second.worker_id)
+
+    def test_queued_calls_that_timed_out_are_not_sent(self) -> None:
+        engine = self.start_engine(refuse_status=503)
+        worker = self.start_worker(engine.url)
+        with self.assertRaisesRegex(Exception, "TIMEOUT"):
+            worker.trigger({"function_id": "stale::call", "payload": {}, "timeout_ms": 50})
+        engine.refuse_status = None
+        peer = engine.wait_connection(1)
+        self.assertEqual(peer.next_frame()["function_id"], "engine::workers::register")
+
+    def test_reattach_without_a_token_omits_it(self) -> None:
+        engine = self.start_engine(send_registered=False)
+        worker = self.start_worker(engine.url)
+        first = engine.wait_connection(1)
+        first.send({"type": "workerregistered", "worker_id": "w-1"})
+        support.skip_open_burst(first)
+        wait_until(lambda: worker.worker_id == "w-1", "the worker stores its id")
+        first.drop()
+        second = engine.wait_connection(2)
+        self.assertEqual(second.next_frame(), {"type": "reattach", "previous_worker_id": "w-1"})
+
+    def test_first_connection_sends_no_reattach(self) -> None:
+        engine = self.start_engine()
+        self.start_worker(engine.url)
+        peer = engine.wait_connection(1)
+        self.assertEqual(peer.next_frame()["function_id"], "engine::workers::register")
+
+    def test_server_close_leads_to_a_reconnect(self) -> None:
+        engine = self.start_engine()
+        self.start_worker(engine.url)
+        first = engine.wait_connection(1)
+        support.skip_open_burst(first)
+        first.run(lambda conn: conn.send_close(1012, "restarting"))
+        second = engine.wait_connection(2)
+        self.assertEqual(second.next_frame()["type"], "reattach")
+
+    def test_refused_upgrades_are_retried(self) -> None:
+        engine = self.start_engine(refuse_status=401)
+        worker = self.start_worker(engine.url)
+        wait_until(lambda: engine.attempts >= 3, "three attempts")
+        self.assertFalse(worker.connected)
+        engine.refuse_status = None
+        engine.wait_connection(1)
+
+    def test_heartbeat_pings_the_engine(self) -> None:
+        engine = self.start_engine()
+        self.start_worker(engine.url, heartbeat_interval_ms=30)
+        peer = engine.wait_connection(1)
+        wait_until(lambda: peer.ping_count >= 2, "two pings")
+
+    def test_idle_connection_is_dropped_and_reopened(self) -> None:
+        engine = self.start_engine(auto_pong=False)
+        worker = self.start_worker(engine.url, heartbeat_interval_ms=30, idle_timeout_ms=150)
+        first = engine.wait_connection(1)
+        started = time.monotonic()
+        self.assertEqual(first.wait_closed(), 1006)
+        self.assertGreaterEqual(time.monotonic() - started, 0.1)
+        self.assertGreater(first.ping_count, 0)
+        engine.wait_connection(2)
+        self.assertTrue(worker.running)
+
+    def test_pongs_keep_an_idle_connection_alive(self) -> None:
+        engine = self.start_engine(auto_pong=True)
+        self.start_worker(engine.url, heartbeat_interval_ms=20, idle_timeout_ms=100)
+        first = engine.wait_connection(1)
+        wait_until(lambda: first.ping_count >= 12, "pings over more than twice the idle deadline")
+        self.assertFalse(first.closed.is_set())
+        self.assertEqual(len(engine.connections), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

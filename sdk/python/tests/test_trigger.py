@@ -1,0 +1,186 @@
+"""A worker calls functions through the engine with trigger() and trigger_async()."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+import unittest
+import uuid
+from typing import Any, Callable
+
+import support
+from engine_sdk import EngineError, TriggerAction
+
+
+def in_thread(fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    future = pool.submit(fn)
+    pool.shutdown(wait=False)
+    return future
+
+
+def result(frame: dict, value: Any = None, error: Any = None) -> dict:
+    answer = {"type": "invocationresult", "invocation_id": frame["invocation_id"], "function_id": frame["function_id"]}
+    if error is not None:
+        answer["error"] = error
+    else:
+        answer["result"] = value
+    return answer
+
+
+class TriggerTest(support.WorkerTestCase):
+    def connect(self, **options: object):  # noqa: ANN201
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url, **options)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        return worker, peer
+
+    def test_trigger_sends_a_sync_call_and_returns_the_result(self) -> None:
+        worker, peer = self.connect()
+        call = in_thread(lambda: worker.trigger({"function_id": "remote::fn", "payload": {"x": 1}, "metadata": {"m": 1}}))
+        frame = peer.next_frame()
+        self.assertEqual(uuid.UUID(frame["invocation_id"]).version, 4)
+        self.assertEqual(
+            frame,
+            {
+                "type": "invokefunction",
+                "invocation_id": frame["invocation_id"],
+                "function_id": "remote::fn",
+                "data": {"x": 1},
+                "metadata": {"m": 1},
+            },
+        )
+        peer.send(result(frame, {"y": 2}))
+        self.assertEqual(call.result(5), {"y": 2})
+
+    def test_trigger_raises_engine_error_with_the_code(self) -> None:
+        worker, peer = self.connect()
+        call = in_thread(lambda: worker.trigger({"function_id": "missing::fn", "payload": {}}))
+        frame = peer.next_frame()
+        peer.send(result(frame, error={"code": "function_not_found", "message": "Function missing::fn not found"}))
+        with self.assertRaises(EngineError) as caught:
+            call.result(5)
+        err = caught.exception
+        self.assertEqual((err.code, err.message, err.function_id), ("function_not_found", "Function missing::fn not found", "missing::fn"))
+        self.assertEqual(str(err), "function_not_found: Function missing::fn not found")
+
+    def test_malformed_error_becomes_unknown(self) -> None:
+        worker, peer = self.connect()
+        call = in_thread(lambda: worker.trigger({"function_id": "a::b", "payload": {}}))
+        peer.send(result(peer.next_frame(), error="plain string error"))
+        with self.assertRaises(EngineError) as caught:
+            call.result(5)
+        self.assertEqual((caught.exception.code, caught.exception.message), ("UNKNOWN", "plain string error"))
+
+    def test_trigger_times_out(self) -> None:
+        worker, peer = self.connect()
+        started = time.monotonic()
+        with self.assertRaises(EngineError) as caught:
+            worker.trigger({"function_id": "slow::fn", "payload": {}, "timeout_ms": 150})
+        self.assertGreaterEqual(time.monotonic() - started, 0.14)
+        self.assertEqual((caught.exception.code, caught.exception.message), ("TIMEOUT", "invocation timed out after 150ms"))
+        late = peer.next_frame()
+        peer.send(result(late, "late"))  # ignored: nobody waits for it any more
+        call = in_thread(lambda: worker.trigger({"function_id": "slow::fn", "payload": {}}))
+        peer.send(result(peer.next_frame(), "fresh"))
+        self.assertEqual(call.result(5), "fresh")
+
+    def test_default_timeout_comes_from_the_options(self) -> None:
+        worker, _ = self.connect(invocation_timeout_ms=100)
+        with self.assertRaisesRegex(EngineError, "TIMEOUT: invocation timed out after 100ms"):
+            worker.trigger({"function_id": "slow::fn", "payload": {}})
+
+    def test_void_call_has_no_id_and_returns_none_at_once(self) -> None:
+        worker, peer = self.connect()
+        self.assertIsNone(worker.trigger({"function_id": "fire::forget", "payload": {"z": 1}, "action": TriggerAction.void()}))
+        self.assertEqual(
+            peer.next_frame(),
+            {"type": "invokefunction", "function_id": "fire::forget", "data": {"z": 1}, "action": {"type": "void"}},
+        )
+
+    def test_enqueue_call_waits_for_the_receipt(self) -> None:
+        worker, peer = self.connect()
+        call = in_thread(
+            lambda: worker.trigger({"function_id": "queued::fn", "payload": {}, "action": TriggerAction.enqueue("jobs")})
+        )
+        frame = peer.next_frame()
+        self.assertEqual(frame["action"], {"type": "enqueue", "queue": "jobs"})
+        self.assertIn("invocation_id", frame)
+        peer.send(result(frame, {"messageReceiptId": "r-1"}))
+        self.assertEqual(call.result(5), {"messageReceiptId": "r-1"})
+
+    def test_request_fields_are_checked(self) -> None:
+        worker, _ = self.connect()
+        with self.assertRaisesRegex(ValueError, 'Invalid "function_id"'):
+            worker.trigger({"payload": {}})
+        with self.assertRaisesRegex(ValueError, 'Invalid "action" for "a::b"'):
+            worker.trigger({"function_id": "a::b", "payload": {}, "action": {"type": "later"}})
+        with self.assertRaisesRegex(ValueError, 'Invalid "timeout_ms" for "a::b"'):
+            worker.trigger({"function_id": "a::b", "payload": {}, "timeout_ms": 0})
+        with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
+            worker.trigger({"function_id": "a::b", "payload": {"x": object()}})
+
+    def test_sync_handler_can_block_on_trigger(self) -> None:
+        worker, peer = self.connect()
+
+        def add_two(payload: dict) -> dict:
+            total = worker.trigger({"function_id": "math::add", "payload": payload})
+            return {"total": total["c"], "ok": True}
+
+        worker.register_function("math::add_two", add_two)
+        peer.send({"type": "invokefunction", "invocation_id": "aaaaaaaa-0000-4000-8000-000000000001",
+                   "function_id": "math::add_two", "data": {"a": 1, "b": 2}})
+        inner = peer.next_of("invokefunction", "math::add")
+        peer.send(result(inner, {"c": 3}))
+        self.assertEqual(peer.next_of("invocationresult")["result"], {"total": 3, "ok": True})
+
+    def test_async_handler_awaits_trigger_async_and_cannot_block(self) -> None:
+        worker, peer = self.connect()
+
+        async def handler(payload: dict) -> dict:
+            with self.assertRaisesRegex(RuntimeError, "trigger_async"):
+                worker.trigger({"function_id": "math::add", "payload": payload})
+            return await worker.trigger_async({"function_id": "math::add", "payload": payload})
+
+        worker.register_function("math::add_async", handler)
+        peer.send({"type": "invokefunction", "invocation_id": "aaaaaaaa-0000-4000-8000-000000000001",
+                   "function_id": "math::add_async", "data": {"a": 1}})
+        inner = peer.next_of("invokefunction", "math::add")
+        peer.send(result(inner, {"c": 9}))
+        self.assertEqual(peer.next_of("invocationresult")["result"], {"c": 9})
+
+    def test_trigger_async_from_another_event_loop(self) -> None:
+        worker, peer = self.connect()
+
+        async def main() -> Any:
+            return await worker.trigger_async({"function_id": "remote::fn", "payload": 1})
+
+        call = in_thread(lambda: asyncio.run(main()))
+        peer.send(result(peer.next_frame(), "from-another-loop"))
+        self.assertEqual(call.result(5), "from-another-loop")
+
+    def test_calls_made_before_the_connection_opens_are_queued(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        call = in_thread(lambda: worker.trigger({"function_id": "early::fn", "payload": 1}))
+        peer = engine.wait_connection()
+        frame = peer.next_of("invokefunction", "early::fn")
+        peer.send(result(frame, "early"))
+        self.assertEqual(call.result(5), "early")
+
+    def test_shutdown_fails_pending_calls(self) -> None:
+        worker, peer = self.connect()
+        call = in_thread(lambda: worker.trigger({"function_id": "never::answers", "payload": {}}))
+        peer.next_frame()
+        worker.shutdown()
+        with self.assertRaises(EngineError) as caught:
+            call.result(5)
+        self.assertEqual(caught.exception.code, "shutdown")
+        with self.assertRaisesRegex(EngineError, "shutdown"):
+            worker.trigger({"function_id": "a::b", "payload": {}})
+
+
+if __name__ == "__main__":
+    unittest.main()
