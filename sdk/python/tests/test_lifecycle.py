@@ -14,8 +14,11 @@ from engine_sdk import register_worker
 
 SCRIPT = textwrap.dedent(
     """
+    import signal
     import sys
     sys.path.insert(0, {sdk_root!r})
+    # As in a foreground process: a test runner may start us with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from engine_sdk import register_worker
 
     worker = register_worker({url!r}, {{"worker_name": "script", "reconnect_initial_delay_ms": 20}})

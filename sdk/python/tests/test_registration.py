@@ -42,10 +42,11 @@ class RegistrationTest(support.WorkerTestCase):
         )
 
     def test_functions_registered_before_the_open_come_first(self) -> None:
-        engine = self.start_engine()
+        engine = self.start_engine(refuse_status=503)  # no connection until both are registered
         worker = self.start_worker(engine.url)
         worker.register_function("a::one", lambda p: p)
         worker.register_function("a::two", lambda p: p)
+        engine.refuse_status = None
         peer = engine.wait_connection()
         frames = [peer.next_frame() for _ in range(3)]
         self.assertEqual([f.get("id") or f["function_id"] for f in frames], ["a::one", "a::two", "engine::workers::register"])
