@@ -151,6 +151,8 @@ class Connection:
             self._report(f'Cannot connect to "{self._url}": no upgrade within {self._options.handshake_timeout_ms}ms')
         except (OSError, HandshakeError, ValueError) as err:
             self._report(f'Cannot connect to "{self._url}": {err}')
+        except Exception as err:  # noqa: BLE001 - whatever it is, keep retrying
+            self._report(f'Cannot connect to "{self._url}": {type(err).__name__}: {err}')
         return None
 
     async def _serve(self, ws: WebSocket) -> None:
@@ -171,6 +173,8 @@ class Connection:
         except ConnectionClosed as closed:
             if not self._stopping:
                 log.debug("Connection closed: code %d", closed.code)
+        except Exception:  # noqa: BLE001 - drop this socket and reconnect rather than stop for good
+            log.exception('Unexpected error on the connection to "%s"', self._url)
         finally:
             keepalive.cancel()
             self._ws = None

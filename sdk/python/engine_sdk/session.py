@@ -41,6 +41,7 @@ class Session:
         self._closed = False
         self.worker_id: str | None = None
         self.reattach_token: str | None = None
+        self._replayed: set[tuple[str, str]] = set()
         self.conn = Connection(url, upgrade_headers(options), options, self._on_open, self._on_message)
 
     def start(self) -> None:
@@ -50,9 +51,19 @@ class Session:
     # Outbound ------------------------------------------------------------
 
     def send_registration(self, frame: dict[str, Any]) -> None:
-        """Sends a (un)registration now; while disconnected the replay on open covers it."""
-        if not self._closed:
-            self.conn.send(frame)
+        """Sends a (un)registration now; while disconnected the replay on open covers it.
+
+        A registration the open burst already carried on this connection is not
+        sent twice (it was added just before the open, while its own send waited).
+        """
+        if self._closed:
+            return
+        key = (frame["type"].removeprefix("un"), frame["id"])
+        if frame["type"].startswith("un"):
+            self._replayed.discard(key)
+        elif key in self._replayed:
+            return
+        self.conn.send(frame)
 
     def send_queued(self, frame: dict[str, Any]) -> None:
         """Sends ``frame`` now, or on the next open if disconnected."""
@@ -76,15 +87,16 @@ class Session:
         if self._closed:
             raise EngineError("shutdown", "Worker is shut down", function_id=function_id)
         if action is not None and action.get("type") == "void":
-            self.conn.send(frames.invoke(None, function_id, payload, action, metadata, scope), queue=True)
+            frame = frames.invoke(None, function_id, payload, action, metadata, scope)
+            _send_call(self.conn, frame, None)
             return None
         invocation_id, future = self._calls.open(function_id, timeout_ms)
         frame = frames.invoke(invocation_id, function_id, payload, action, metadata, scope)
         try:
-            self.conn.send(frame, queue=True, wanted=lambda: self._calls.is_waiting(invocation_id))
-        except (TypeError, ValueError) as err:
+            _send_call(self.conn, frame, lambda: self._calls.is_waiting(invocation_id))
+        except ValueError:
             self._calls.settle({"invocation_id": invocation_id})
-            raise ValueError(f'Cannot call "{function_id}": the payload is not JSON-serializable: {err}') from None
+            raise
         return await future
 
     # Lifecycle -------------------------------------------------------------
@@ -92,10 +104,13 @@ class Session:
     def _on_open(self) -> None:
         if self.worker_id is not None:
             self.conn.send(frames.reattach(self.worker_id, self.reattach_token))
+        self._replayed = set()
         for entry in self._registry.functions():
             self.conn.send(entry.frame())
+            self._replayed.add(("registerfunction", entry.id))
         for trigger in self._registry.triggers():
             self.conn.send(trigger)
+            self._replayed.add(("registertrigger", trigger["id"]))
         self.conn.flush_queue()
         self.conn.send(frames.invoke(None, "engine::workers::register", self._metadata, frames.VOID, None, None))
 
@@ -181,6 +196,15 @@ class Session:
                 "message": f'Cannot send the result of "{function_id}": not JSON-serializable: {err}',
             }
             self.send_queued(result_frame(invocation_id, function_id, scope, error=body))
+
+
+def _send_call(conn: Connection, frame: dict[str, Any], wanted: Any) -> None:
+    try:
+        conn.send(frame, queue=True, wanted=wanted)
+    except (TypeError, ValueError) as err:
+        raise ValueError(
+            f'Cannot call "{frame["function_id"]}": the payload is not JSON-serializable: {err}'
+        ) from None
 
 
 def _text(value: Any) -> str | None:

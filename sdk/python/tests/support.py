@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 import sys
+import time
 import unittest
-from typing import Any
+from typing import Any, Callable
 
 SDK_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if SDK_ROOT not in sys.path:
@@ -46,3 +48,20 @@ class WorkerTestCase(unittest.TestCase):
 def skip_open_burst(peer: Any) -> dict[str, Any]:
     """Consumes frames up to and including the ``engine::workers::register`` call."""
     return peer.next_of("invokefunction", "engine::workers::register")
+
+
+def in_thread(fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
+    """Runs a blocking call (such as ``worker.trigger``) while the test drives the peer."""
+    pool = concurrent.futures.ThreadPoolExecutor(1)
+    future = pool.submit(fn)
+    pool.shutdown(wait=False)
+    return future
+
+
+def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    """Polls a condition that has no event to wait on; fails the test after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting until {what}")
+        time.sleep(0.005)

@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import time
 import unittest
 import uuid
-from typing import Any, Callable
+from typing import Any
 
 import support
 from engine_sdk import EngineError, TriggerAction
 
-
-def in_thread(fn: Callable[[], Any]) -> concurrent.futures.Future[Any]:
-    pool = concurrent.futures.ThreadPoolExecutor(1)
-    future = pool.submit(fn)
-    pool.shutdown(wait=False)
-    return future
 
 
 def result(frame: dict, value: Any = None, error: Any = None) -> dict:
@@ -39,7 +32,7 @@ class TriggerTest(support.WorkerTestCase):
 
     def test_trigger_sends_a_sync_call_and_returns_the_result(self) -> None:
         worker, peer = self.connect()
-        call = in_thread(lambda: worker.trigger({"function_id": "remote::fn", "payload": {"x": 1}, "metadata": {"m": 1}}))
+        call = support.in_thread(lambda: worker.trigger({"function_id": "remote::fn", "payload": {"x": 1}, "metadata": {"m": 1}}))
         frame = peer.next_frame()
         self.assertEqual(uuid.UUID(frame["invocation_id"]).version, 4)
         self.assertEqual(
@@ -57,7 +50,7 @@ class TriggerTest(support.WorkerTestCase):
 
     def test_trigger_raises_engine_error_with_the_code(self) -> None:
         worker, peer = self.connect()
-        call = in_thread(lambda: worker.trigger({"function_id": "missing::fn", "payload": {}}))
+        call = support.in_thread(lambda: worker.trigger({"function_id": "missing::fn", "payload": {}}))
         frame = peer.next_frame()
         peer.send(result(frame, error={"code": "function_not_found", "message": "Function missing::fn not found"}))
         with self.assertRaises(EngineError) as caught:
@@ -68,7 +61,7 @@ class TriggerTest(support.WorkerTestCase):
 
     def test_malformed_error_becomes_unknown(self) -> None:
         worker, peer = self.connect()
-        call = in_thread(lambda: worker.trigger({"function_id": "a::b", "payload": {}}))
+        call = support.in_thread(lambda: worker.trigger({"function_id": "a::b", "payload": {}}))
         peer.send(result(peer.next_frame(), error="plain string error"))
         with self.assertRaises(EngineError) as caught:
             call.result(5)
@@ -83,7 +76,7 @@ class TriggerTest(support.WorkerTestCase):
         self.assertEqual((caught.exception.code, caught.exception.message), ("TIMEOUT", "invocation timed out after 150ms"))
         late = peer.next_frame()
         peer.send(result(late, "late"))  # ignored: nobody waits for it any more
-        call = in_thread(lambda: worker.trigger({"function_id": "slow::fn", "payload": {}}))
+        call = support.in_thread(lambda: worker.trigger({"function_id": "slow::fn", "payload": {}}))
         peer.send(result(peer.next_frame(), "fresh"))
         self.assertEqual(call.result(5), "fresh")
 
@@ -102,7 +95,7 @@ class TriggerTest(support.WorkerTestCase):
 
     def test_enqueue_call_waits_for_the_receipt(self) -> None:
         worker, peer = self.connect()
-        call = in_thread(
+        call = support.in_thread(
             lambda: worker.trigger({"function_id": "queued::fn", "payload": {}, "action": TriggerAction.enqueue("jobs")})
         )
         frame = peer.next_frame()
@@ -121,6 +114,8 @@ class TriggerTest(support.WorkerTestCase):
             worker.trigger({"function_id": "a::b", "payload": {}, "timeout_ms": 0})
         with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
             worker.trigger({"function_id": "a::b", "payload": {"x": object()}})
+        with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
+            worker.trigger({"function_id": "a::b", "payload": float("nan"), "action": TriggerAction.void()})
 
     def test_sync_handler_can_block_on_trigger(self) -> None:
         worker, peer = self.connect()
@@ -157,14 +152,14 @@ class TriggerTest(support.WorkerTestCase):
         async def main() -> Any:
             return await worker.trigger_async({"function_id": "remote::fn", "payload": 1})
 
-        call = in_thread(lambda: asyncio.run(main()))
+        call = support.in_thread(lambda: asyncio.run(main()))
         peer.send(result(peer.next_frame(), "from-another-loop"))
         self.assertEqual(call.result(5), "from-another-loop")
 
     def test_calls_made_before_the_connection_opens_are_queued(self) -> None:
         engine = self.start_engine()
         worker = self.start_worker(engine.url)
-        call = in_thread(lambda: worker.trigger({"function_id": "early::fn", "payload": 1}))
+        call = support.in_thread(lambda: worker.trigger({"function_id": "early::fn", "payload": 1}))
         peer = engine.wait_connection()
         frame = peer.next_of("invokefunction", "early::fn")
         peer.send(result(frame, "early"))
@@ -172,7 +167,7 @@ class TriggerTest(support.WorkerTestCase):
 
     def test_shutdown_fails_pending_calls(self) -> None:
         worker, peer = self.connect()
-        call = in_thread(lambda: worker.trigger({"function_id": "never::answers", "payload": {}}))
+        call = support.in_thread(lambda: worker.trigger({"function_id": "never::answers", "payload": {}}))
         peer.next_frame()
         worker.shutdown()
         with self.assertRaises(EngineError) as caught:
