@@ -94,6 +94,7 @@ class Worker:
         self._stopped = threading.Event()
         self._closing = False
         self._close_lock = threading.Lock()
+        self._closer: asyncio.Task[None] | None = None
         metadata = worker_metadata(self.name, options.worker_description)
         self._session = Session(self, url, options, self._registry, self._executor, metadata)
         self._thread = threading.Thread(target=self._run_loop, name="engine-sdk-loop", daemon=True)
@@ -284,7 +285,7 @@ class Worker:
                 self._closing = first = True
         if threading.current_thread() is self._thread:
             if first:
-                self._loop.create_task(self._close_on_loop())
+                self._closer = self._loop.create_task(self._close_on_loop())  # keep a reference
             return
         if first:
             try:
