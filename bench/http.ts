@@ -51,8 +51,8 @@ export async function wrk(
   };
 }
 
-export async function waitForRoute(url: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+export async function waitForRoute(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const r = await fetch(url, {
       method: "POST",

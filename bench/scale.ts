@@ -182,7 +182,8 @@ async function routeCurve(results: ScaleResults): Promise<void> {
       });
       await worker.waitFor(/^ready$/, 120_000);
       const url = `http://127.0.0.1:${httpPort}/bench/r${n}/x`;
-      await waitForRoute(url);
+      // engine-http takes its routes one at a time, each in O(routes): 10,000 take seconds.
+      await waitForRoute(url, 180_000);
       const readyMs = performance.now() - t0;
       const r = await wrk(url, 1, wrkSeconds, script);
       results.routes.push({ n, p50: r.p50, p99: r.p99, readyMs });
