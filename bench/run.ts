@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { run, spawn } from "./procs.ts";
 import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
-import { keptSections } from "./sections.ts";
+import { formatMarkdown, keptSections } from "./sections.ts";
 import { queueSection } from "./queue.ts";
 
 const { values } = parseArgs({
@@ -184,4 +184,5 @@ ${sections.join("\n\n")}
 `;
 // Sections written by bench:compare and the other benchmarks stay as they were.
 await Deno.writeTextFile(out, doc + (await keptSections(out)));
+await formatMarkdown(out);
 console.log(doc);

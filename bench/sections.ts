@@ -44,6 +44,19 @@ export function replaceSection(text: string, name: string, markdown: string): st
 export async function writeSection(file: string, name: string, markdown: string): Promise<void> {
   const text = await readOr(file, "# Benchmarks\n");
   await Deno.writeTextFile(file, replaceSection(text, name, markdown));
+  await formatMarkdown(file);
+}
+
+/** Formats `file` with `deno fmt`, so `deno task ok` stays green after a benchmark run. */
+export async function formatMarkdown(file: string): Promise<void> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["fmt", "--quiet", file],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`deno fmt ${file} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
 }
 
 /** The marked sections already in `file`, to append after a rewrite of its head. */
