@@ -55,13 +55,17 @@ export function lineChart(options: ChartOptions): string {
       text(PAD.left - 6, py(y) + 4, formatTick(y), { anchor: "end" }),
     );
   }
-  for (const x of [...new Set(xs)].sort((a, b) => a - b)) {
+  let lastLabel = Infinity;
+  for (const x of [...new Set(xs)].sort((a, b) => b - a)) {
     parts.push(
       `<line x1="${px(x)}" x2="${px(x)}" y1="${PAD.top + plotH}" y2="${
         PAD.top + plotH + 5
       }" stroke="#333"/>`,
-      text(px(x), PAD.top + plotH + 18, formatTick(x), { anchor: "middle" }),
     );
+    // Largest first; a label too close to the one on its right is left out.
+    if (lastLabel - px(x) < 36) continue;
+    parts.push(text(px(x), PAD.top + plotH + 18, formatTick(x), { anchor: "middle" }));
+    lastLabel = px(x);
   }
   parts.push(
     `<line x1="${PAD.left}" x2="${PAD.left}" y1="${PAD.top}" y2="${
