@@ -49,11 +49,35 @@ interface Pending {
   function_id: string;
   resolve(value: unknown): void;
   reject(error: EngineError): void;
-  timer: ReturnType<typeof setTimeout>;
+  /** Milliseconds since the epoch. */
+  deadline: number;
+  timeoutMs: number;
+}
+
+/** The longest delay `setTimeout` takes; a later deadline re-arms when it fires. */
+const MAX_DELAY = 2 ** 31 - 1;
+
+type Timer = ReturnType<typeof setTimeout>;
+
+/** Lets the process exit while only `timer` is pending (Node's `unref`, Deno's `unrefTimer`). */
+function setRef(timer: Timer, ref: boolean): void {
+  const t = timer as unknown as { ref?: () => void; unref?: () => void };
+  if (typeof t.unref === "function") {
+    if (ref) t.ref!();
+    else t.unref();
+    return;
+  }
+  const deno =
+    (globalThis as { Deno?: { refTimer(id: number): void; unrefTimer(id: number): void } })
+      .Deno;
+  if (ref) deno?.refTimer(timer as unknown as number);
+  else deno?.unrefTimer(timer as unknown as number);
 }
 
 /**
- * Calls waiting for their result, each with its own time-out.
+ * Calls waiting for their result, each with its own time-out. The deadlines
+ * share one timer (a timer per call was a tenth of a busy caller's CPU); while
+ * no call waits it stays armed but does not hold the process open.
  *
  * @example
  * ```ts
@@ -65,17 +89,16 @@ interface Pending {
  */
 export class PendingCalls {
   #pending = new Map<string, Pending>();
+  #timer: Timer | undefined;
+  #timerAt = Infinity;
 
   /** Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`. */
   wait(invocationId: string, function_id: string, timeoutMs: number): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(invocationId);
-        reject(
-          new EngineError("TIMEOUT", `invocation timed out after ${timeoutMs}ms`, { function_id }),
-        );
-      }, timeoutMs);
-      this.#pending.set(invocationId, { function_id, resolve, reject, timer });
+      const deadline = Date.now() + timeoutMs;
+      if (this.#pending.size === 0 && this.#timer !== undefined) setRef(this.#timer, true);
+      this.#pending.set(invocationId, { function_id, resolve, reject, deadline, timeoutMs });
+      if (deadline < this.#timerAt) this.#arm(deadline);
     });
   }
 
@@ -90,17 +113,50 @@ export class PendingCalls {
     const pending = typeof id === "string" ? this.#pending.get(id) : undefined;
     if (!pending) return;
     this.#pending.delete(id as string);
-    clearTimeout(pending.timer);
+    if (this.#pending.size === 0 && this.#timer !== undefined) setRef(this.#timer, false);
     if (msg.error) pending.reject(EngineError.fromBody(msg.error, pending.function_id));
     else pending.resolve(msg.result);
   }
 
   /** Rejects every waiting call with `code` and `message`. */
   rejectAll(code: string, message: string): void {
-    for (const pending of this.#pending.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(new EngineError(code, message, { function_id: pending.function_id }));
-    }
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const pending = [...this.#pending.values()];
     this.#pending.clear();
+    for (const p of pending) {
+      p.reject(new EngineError(code, message, { function_id: p.function_id }));
+    }
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(
+      () => this.#expire(),
+      Math.min(MAX_DELAY, Math.max(0, at - Date.now())),
+    );
+    if (this.#pending.size === 0) setRef(this.#timer, false);
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, p] of this.#pending) {
+      if (p.deadline > now) {
+        next = Math.min(next, p.deadline);
+        continue;
+      }
+      this.#pending.delete(id);
+      p.reject(
+        new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms`, {
+          function_id: p.function_id,
+        }),
+      );
+    }
+    if (next < Infinity) this.#arm(next);
   }
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { EngineError, Logger, TriggerAction } from "./mod.ts";
+import { PendingCalls } from "./calls.ts";
 import type { Json } from "./_testing/engine_peer.ts";
 import { TRACEPARENT, withWorker } from "./_testing/with_worker.ts";
 
@@ -231,4 +232,36 @@ Deno.test("Logger falls back to console without a worker", () => {
     console.error = original;
   }
   assert.deepEqual(lines, [["no worker", { a: 1 }]]);
+});
+
+Deno.test("PendingCalls times out each call at its own deadline with one shared timer", async () => {
+  const calls = new PendingCalls();
+  const order: string[] = [];
+  const late = calls.wait("late", "a::late", 120).catch((e: EngineError) =>
+    order.push(`late ${e.code}`)
+  );
+  const early = calls.wait("early", "a::early", 30).catch((e: EngineError) =>
+    order.push(`early ${e.code}`)
+  );
+  const settled = calls.wait("ok", "a::ok", 60);
+  calls.settle({ invocation_id: "ok", result: 1 });
+  assert.equal(await settled, 1);
+  await Promise.all([early, late]);
+  assert.deepEqual(order, ["early TIMEOUT", "late TIMEOUT"]);
+  assert.equal(calls.has("early") || calls.has("late"), false);
+});
+
+Deno.test("PendingCalls does not keep the process alive once no call waits", async () => {
+  const script = `import { PendingCalls } from ${
+    JSON.stringify(new URL("./calls.ts", import.meta.url).href)
+  };
+const calls = new PendingCalls();
+const p = calls.wait("id", "a::b", 60_000);
+calls.settle({ invocation_id: "id", result: "done" });
+console.log(await p);`;
+  const started = Date.now();
+  const out = await new Deno.Command(Deno.execPath(), { args: ["eval", script], stdout: "piped" })
+    .output();
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "done");
+  assert.ok(Date.now() - started < 30_000, "exits without waiting for the 60 s deadline");
 });

@@ -1105,23 +1105,35 @@ function encodeInvoke(request, invocationId, scope) {
     throw new TypeError(`Payload for "${function_id}" is not JSON-serializable: ${err.message}`);
   }
 }
+var MAX_DELAY = 2 ** 31 - 1;
+function setRef(timer, ref) {
+  const t = timer;
+  if (typeof t.unref === "function") {
+    if (ref) t.ref();
+    else t.unref();
+    return;
+  }
+  const deno2 = globalThis.Deno;
+  if (ref) deno2?.refTimer(timer);
+  else deno2?.unrefTimer(timer);
+}
 var PendingCalls = class {
   #pending = /* @__PURE__ */ new Map();
+  #timer;
+  #timerAt = Infinity;
   /** Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`. */
   wait(invocationId, function_id, timeoutMs) {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(invocationId);
-        reject(new EngineError("TIMEOUT", `invocation timed out after ${timeoutMs}ms`, {
-          function_id
-        }));
-      }, timeoutMs);
+      const deadline = Date.now() + timeoutMs;
+      if (this.#pending.size === 0 && this.#timer !== void 0) setRef(this.#timer, true);
       this.#pending.set(invocationId, {
         function_id,
         resolve,
         reject,
-        timer
+        deadline,
+        timeoutMs
       });
+      if (deadline < this.#timerAt) this.#arm(deadline);
     });
   }
   /** Whether the call is still waiting (it has neither settled nor timed out). */
@@ -1134,19 +1146,47 @@ var PendingCalls = class {
     const pending = typeof id === "string" ? this.#pending.get(id) : void 0;
     if (!pending) return;
     this.#pending.delete(id);
-    clearTimeout(pending.timer);
+    if (this.#pending.size === 0 && this.#timer !== void 0) setRef(this.#timer, false);
     if (msg.error) pending.reject(EngineError.fromBody(msg.error, pending.function_id));
     else pending.resolve(msg.result);
   }
   /** Rejects every waiting call with `code` and `message`. */
   rejectAll(code, message) {
-    for (const pending of this.#pending.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(new EngineError(code, message, {
-        function_id: pending.function_id
+    if (this.#timer !== void 0) clearTimeout(this.#timer);
+    this.#timer = void 0;
+    this.#timerAt = Infinity;
+    const pending = [
+      ...this.#pending.values()
+    ];
+    this.#pending.clear();
+    for (const p of pending) {
+      p.reject(new EngineError(code, message, {
+        function_id: p.function_id
       }));
     }
-    this.#pending.clear();
+  }
+  #arm(at) {
+    if (this.#timer !== void 0) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#expire(), Math.min(MAX_DELAY, Math.max(0, at - Date.now())));
+    if (this.#pending.size === 0) setRef(this.#timer, false);
+  }
+  #expire() {
+    this.#timer = void 0;
+    this.#timerAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, p] of this.#pending) {
+      if (p.deadline > now) {
+        next = Math.min(next, p.deadline);
+        continue;
+      }
+      this.#pending.delete(id);
+      p.reject(new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms`, {
+        function_id: p.function_id
+      }));
+    }
+    if (next < Infinity) this.#arm(next);
   }
 };
 
