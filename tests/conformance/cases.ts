@@ -134,7 +134,7 @@ export const CASES: ConformanceCase[] = [
     },
   },
   {
-    name: "logger: Logger.info reaches the engine's log with the function and data",
+    name: "logger: Logger.info reaches the engine's log with the worker, function, trace and data",
     async run(ctx) {
       const message = `conformance ${crypto.randomUUID()}`;
       const frame = await ctx.call("conformance::log", { message, data: { n: 1, s: "é" } });
@@ -151,6 +151,11 @@ export const CASES: ConformanceCase[] = [
       assert.equal(entry!.level, "info");
       assert.equal(entry!.function, "conformance::log");
       assert.deepEqual(entry!.data, { n: 1, s: "é" });
+      assert.match(entry!.traceId ?? "", /^[0-9a-f]{32}$/, "the trace the handler ran in");
+      assert.ok(
+        typeof entry!.worker === "string" && entry!.worker !== "",
+        "the worker that wrote it",
+      );
     },
   },
   {
