@@ -141,10 +141,13 @@ export class Engine {
     for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
     for (const type of this.triggers.typesOf(workerId)) this.triggers.removeType(type.id, workerId);
     if (removed.length > 0) {
-      this.log.info(`Worker "${conn.name}" ${reason}: removed ${removed.length} function(s)`, {
-        worker_id: workerId,
-        functions: removed,
-      });
+      // Built-in workers come and go with the engine itself: only workers' departures are news.
+      if (conn.kind === "websocket") {
+        this.log.info(`Worker "${conn.name}" ${reason}: removed ${removed.length} function(s)`, {
+          worker_id: workerId,
+          functions: removed.length <= 20 ? removed : [...removed.slice(0, 20), "…"],
+        });
+      }
       this.#emit({ type: "functions_changed", added: [], removed });
     }
     this.#emit({ type: "triggers_changed" });
