@@ -73,7 +73,7 @@ export function testApp(options: {
       workerId: "w1",
       ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
     };
-    routes.apply(routes.table.add(routeOf(binding)));
+    routes.add(routeOf(binding));
   }
   const { app, limiter, stopping } = configuredApp(config, {
     routes,

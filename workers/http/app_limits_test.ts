@@ -82,8 +82,8 @@ Deno.test("app reads a route change at the next request", async () => {
     config: { api_path: "/late" },
     workerId: "w",
   };
-  routes.apply(routes.table.add(routeOf(binding)));
+  routes.add(routeOf(binding));
   assert.equal((await app.request("/late")).status, 200);
-  routes.apply(routes.table.remove("t9"));
+  routes.remove("t9");
   assert.equal((await app.request("/late")).status, 404);
 });

@@ -1,11 +1,12 @@
 /**
- * The route table: which `http` triggers are live and what they bind. Pure:
- * every change returns a new table or a refusal, never mutates, so a router
- * built from one table stays valid while the next one is being made.
+ * The route table: which `http` triggers are live and what they bind. Pure
+ * (data in, decision out, no I/O): a change is applied or refused with the
+ * reason, and a refused change leaves the table as it was.
  *
  * @module
  */
 import type { HttpMethod } from "./config.ts";
+import { type Leaving, ShapeTrie } from "./shapes.ts";
 
 export type Segment =
   | { kind: "literal"; value: string }
@@ -34,7 +35,7 @@ export type PatternOutcome =
   | { kind: "invalid"; reason: string };
 
 export type TableOutcome =
-  | { kind: "changed"; table: RouteTable }
+  | { kind: "changed" }
   | { kind: "unchanged" }
   | { kind: "refused"; reason: string };
 
@@ -88,25 +89,31 @@ export function routeKey(route: { method: string; pattern: string }): string {
   return `${route.method} ${route.pattern}`;
 }
 
+/** The bindings of one route (`METHOD /pattern`); the most recent is the active one. */
+interface Entry {
+  /** Where the route first appeared, among the routes ever added. */
+  order: number;
+  bindings: Route[];
+}
+
 /**
  * Live routes by `METHOD /pattern`. Several triggers may bind the same route to
  * the same function (a restarted worker registering again before its old
  * connection is gone); the most recent one is the active binding, and the
  * route lives until the last of them is removed.
+ *
+ * The table is changed in place by its owner ({@link LiveRoutes}); a refused
+ * change changes nothing. A change costs the length of the route's pattern,
+ * whatever the number of live routes: the conflict checks look at the routes
+ * sharing the pattern's prefix only ({@link ShapeTrie}). Matchers are built
+ * from a copy of {@link routes}, so a change never reaches a matcher in use.
  */
 export class RouteTable {
-  static readonly empty: RouteTable = new RouteTable(new Map(), new Map());
-
-  readonly #byKey: ReadonlyMap<string, readonly Route[]>;
-  readonly #keyOf: ReadonlyMap<string, string>;
-
-  private constructor(
-    byKey: ReadonlyMap<string, readonly Route[]>,
-    keyOf: ReadonlyMap<string, string>,
-  ) {
-    this.#byKey = byKey;
-    this.#keyOf = keyOf;
-  }
+  /** In the order the routes first appeared. */
+  readonly #byKey = new Map<string, Entry>();
+  readonly #keyOf = new Map<string, string>();
+  readonly #shapes = new ShapeTrie();
+  #added = 0;
 
   /** How many distinct routes are live. */
   get size(): number {
@@ -116,7 +123,7 @@ export class RouteTable {
   /** The active binding of each live route, in the order the routes first appeared. */
   routes(): Route[] {
     const out: Route[] = [];
-    for (const stack of this.#byKey.values()) out.push(stack[stack.length - 1]!);
+    for (const { bindings } of this.#byKey.values()) out.push(bindings[bindings.length - 1]!);
     return out;
   }
 
@@ -125,77 +132,89 @@ export class RouteTable {
     const key = this.#keyOf.get(triggerId);
     return key === undefined
       ? undefined
-      : this.#byKey.get(key)?.find((r) => r.triggerId === triggerId);
+      : this.#byKey.get(key)?.bindings.find((r) => r.triggerId === triggerId);
   }
 
   /** Adds (or, for a known trigger id, replaces) a binding, unless it conflicts with a live route. */
   add(route: Route): TableOutcome {
-    const base = this.#without(route.triggerId);
     const key = routeKey(route);
-    for (const [otherKey, stack] of base.byKey) {
-      const other = stack[stack.length - 1]!;
-      if (otherKey === key) {
-        if (other.functionId !== route.functionId) {
-          return refused(
-            `Cannot bind route ${q(key)} to function ${q(route.functionId)}: ` +
-              `already bound to function ${q(other.functionId)} by trigger ${q(other.triggerId)}`,
-          );
-        }
-        continue;
-      }
-      const clash = paramClash(route.segments, other.segments);
-      if (clash) {
-        return refused(
-          `Cannot register route ${q(key)}: parameter ":${clash[0]}" clashes with ":${clash[1]}" ` +
-            `of route ${q(otherKey)}: parameters at the same position need the same name`,
-        );
-      }
+    // The checks see the table as it would be without the trigger's previous binding.
+    const entry = this.#byKey.get(key);
+    const other = entry && lastOtherThan(entry.bindings, route.triggerId);
+    if (other && other.functionId !== route.functionId) {
+      return refused(
+        `Cannot bind route ${q(key)} to function ${q(route.functionId)}: ` +
+          `already bound to function ${q(other.functionId)} by trigger ${q(other.triggerId)}`,
+      );
     }
-    const byKey = new Map(base.byKey);
-    byKey.set(key, [...(byKey.get(key) ?? []), route]);
-    const keyOf = new Map(base.keyOf);
-    keyOf.set(route.triggerId, key);
-    return { kind: "changed", table: new RouteTable(byKey, keyOf) };
+    const clash = this.#shapes.clash(route.segments, this.#leaving(route.triggerId));
+    if (clash) {
+      const [name, otherName] = clash.names;
+      return refused(
+        `Cannot register route ${q(key)}: parameter ":${name}" clashes with ":${otherName}" ` +
+          `of route ${
+            q(this.#first(clash.keys))
+          }: parameters at the same position need the same name`,
+      );
+    }
+    this.#unbind(route.triggerId);
+    const bound = this.#byKey.get(key);
+    if (bound) bound.bindings.push(route);
+    else {
+      this.#byKey.set(key, { order: this.#added++, bindings: [route] });
+      this.#shapes.insert(key, route.segments);
+    }
+    this.#keyOf.set(route.triggerId, key);
+    return CHANGED;
   }
 
   /** Removes the binding of trigger `triggerId`; the route goes when its last binding does. */
   remove(triggerId: string): TableOutcome {
-    if (!this.#keyOf.has(triggerId)) return { kind: "unchanged" };
-    const { byKey, keyOf } = this.#without(triggerId);
-    return { kind: "changed", table: new RouteTable(byKey, keyOf) };
+    return this.#unbind(triggerId) ? CHANGED : UNCHANGED;
   }
 
-  #without(triggerId: string): {
-    byKey: ReadonlyMap<string, readonly Route[]>;
-    keyOf: ReadonlyMap<string, string>;
-  } {
+  /** The route that goes when trigger `triggerId`'s binding does (its only binding). */
+  #leaving(triggerId: string): Leaving | undefined {
     const key = this.#keyOf.get(triggerId);
-    if (key === undefined) return { byKey: this.#byKey, keyOf: this.#keyOf };
-    const byKey = new Map(this.#byKey);
-    const rest = (byKey.get(key) ?? []).filter((r) => r.triggerId !== triggerId);
-    if (rest.length === 0) byKey.delete(key);
-    else byKey.set(key, rest);
-    const keyOf = new Map(this.#keyOf);
-    keyOf.delete(triggerId);
-    return { byKey, keyOf };
+    const bindings = key === undefined ? undefined : this.#byKey.get(key)?.bindings;
+    return key !== undefined && bindings?.length === 1
+      ? { key, segments: bindings[0]!.segments }
+      : undefined;
+  }
+
+  /** Of `keys`, the route that appeared first (the one a scan of the table meets first). */
+  #first(keys: readonly string[]): string {
+    let first: string | undefined;
+    let order = Infinity;
+    for (const key of keys) {
+      const at = this.#byKey.get(key)?.order ?? Infinity;
+      if (at < order) [first, order] = [key, at];
+    }
+    return first ?? keys[0] ?? "";
+  }
+
+  #unbind(triggerId: string): boolean {
+    const key = this.#keyOf.get(triggerId);
+    if (key === undefined) return false;
+    this.#keyOf.delete(triggerId);
+    const entry = this.#byKey.get(key)!;
+    const at = entry.bindings.findIndex((r) => r.triggerId === triggerId);
+    const [removed] = entry.bindings.splice(at, 1);
+    if (entry.bindings.length === 0) {
+      this.#byKey.delete(key);
+      this.#shapes.remove(key, removed!.segments);
+    }
+    return true;
   }
 }
 
-/**
- * The first position where both paths have a parameter, under the same
- * prefix, with different names: `[name in a, name in b]`. Such routes would
- * give one request two different parameter names, so they are refused.
- */
-function paramClash(a: readonly Segment[], b: readonly Segment[]): [string, string] | undefined {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.kind === "param" && y.kind === "param") {
-      if (x.name !== y.name) return [x.name, y.name];
-    } else if (x.kind !== "literal" || y.kind !== "literal" || x.value !== y.value) {
-      return undefined;
-    }
+const CHANGED: TableOutcome = { kind: "changed" };
+const UNCHANGED: TableOutcome = { kind: "unchanged" };
+
+/** The most recent binding not made by trigger `triggerId`. */
+function lastOtherThan(bindings: readonly Route[], triggerId: string): Route | undefined {
+  for (let i = bindings.length - 1; i >= 0; i--) {
+    if (bindings[i]!.triggerId !== triggerId) return bindings[i];
   }
   return undefined;
 }

@@ -19,9 +19,15 @@ function route(
   };
 }
 
-function added(outcome: ReturnType<RouteTable["add"]>): RouteTable {
+/** `routes` added to a new table, each of them accepted. */
+function tableOf(...routes: Route[]): RouteTable {
+  const table = new RouteTable();
+  for (const r of routes) changed(table.add(r));
+  return table;
+}
+
+function changed(outcome: ReturnType<RouteTable["add"]>): void {
   assert.equal(outcome.kind, "changed", outcome.kind === "refused" ? outcome.reason : "");
-  return (outcome as { table: RouteTable }).table;
 }
 
 Deno.test("parsePattern() accepts literals and :params and adds a missing leading slash", () => {
@@ -71,7 +77,7 @@ Deno.test("parsePattern() refuses what it cannot route, saying why", () => {
 });
 
 Deno.test("RouteTable.add() refuses a route bound to another function and changes nothing", () => {
-  const table = added(RouteTable.empty.add(route("GET", "/users/:id", "users::get", "t1")));
+  const table = tableOf(route("GET", "/users/:id", "users::get", "t1"));
   const outcome = table.add(route("GET", "users/:id", "users::other", "t2"));
   assert.equal(outcome.kind, "refused");
   if (outcome.kind === "refused") {
@@ -86,7 +92,7 @@ Deno.test("RouteTable.add() refuses a route bound to another function and change
 });
 
 Deno.test("RouteTable.add() refuses parameter names that clash at the same position, any method", () => {
-  const table = added(RouteTable.empty.add(route("GET", "/users/:id", "users::get", "t1")));
+  const table = tableOf(route("GET", "/users/:id", "users::get", "t1"));
   const cases: [Route, RegExp][] = [
     [
       route("GET", "/users/:userId", "users::get", "t2"),
@@ -103,41 +109,35 @@ Deno.test("RouteTable.add() refuses parameter names that clash at the same posit
 });
 
 Deno.test("RouteTable.add() accepts literals beside params and same names under other methods", () => {
-  let table = RouteTable.empty;
-  for (
-    const r of [
-      route("GET", "/users/:id", "users::get", "t1"),
-      route("GET", "/users/me", "users::me", "t2"),
-      route("DELETE", "/users/:id", "users::delete", "t3"),
-      route("GET", "/users/:id/posts/:post", "posts::get", "t4"),
-      route("GET", "/orgs/:org", "orgs::get", "t5"),
-    ]
-  ) table = added(table.add(r));
+  const table = tableOf(
+    route("GET", "/users/:id", "users::get", "t1"),
+    route("GET", "/users/me", "users::me", "t2"),
+    route("DELETE", "/users/:id", "users::delete", "t3"),
+    route("GET", "/users/:id/posts/:post", "posts::get", "t4"),
+    route("GET", "/orgs/:org", "orgs::get", "t5"),
+  );
   assert.equal(table.size, 5);
 });
 
 Deno.test("RouteTable keeps a route bound by two triggers of the same function until both go", () => {
-  let table = added(RouteTable.empty.add(route("GET", "/a", "a::get", "old")));
-  table = added(table.add(route("GET", "/a", "a::get", "new")));
+  const table = tableOf(route("GET", "/a", "a::get", "old"), route("GET", "/a", "a::get", "new"));
   assert.equal(table.size, 1);
   assert.equal(table.routes()[0]!.triggerId, "new");
-  table = added(table.remove("new"));
+  changed(table.remove("new"));
   assert.equal(table.routes()[0]!.triggerId, "old");
-  table = added(table.remove("old"));
+  changed(table.remove("old"));
   assert.equal(table.size, 0);
   assert.equal(table.remove("old").kind, "unchanged");
 });
 
 Deno.test("RouteTable.add() with a known trigger id replaces that trigger's route", () => {
-  let table = added(RouteTable.empty.add(route("GET", "/a", "a::get", "t1")));
-  table = added(table.add(route("POST", "/b", "a::get", "t1")));
+  const table = tableOf(route("GET", "/a", "a::get", "t1"), route("POST", "/b", "a::get", "t1"));
   assert.deepEqual(table.routes().map((r) => `${r.method} ${r.pattern}`), ["POST /b"]);
   assert.equal(table.get("t1")?.pattern, "/b");
 });
 
 Deno.test("RouteTable.add() refusing a replacement keeps the trigger's old route", () => {
-  let table = added(RouteTable.empty.add(route("GET", "/a", "a::get", "t1")));
-  table = added(table.add(route("GET", "/b", "b::get", "t2")));
+  const table = tableOf(route("GET", "/a", "a::get", "t1"), route("GET", "/b", "b::get", "t2"));
   const outcome = table.add(route("GET", "/b", "a::get", "t1"));
   assert.equal(outcome.kind, "refused");
   assert.deepEqual(table.routes().map((r) => r.pattern), ["/a", "/b"]);

@@ -15,14 +15,17 @@ export const TRIGGER_TYPE = "http";
 export const TRIGGER_DESCRIPTION = "HTTP endpoints served by engine-http";
 
 /**
- * The routes the server reads. Each change replaces the table; the matcher is
- * built at the first request after a change, so registering a thousand
- * triggers in a row builds it once, and a request never sees a half-built one.
+ * The routes the server reads: the table, changed in place, and the matcher
+ * built from it. A change drops the matcher; the next one is built at the
+ * first request after it, so registering a thousand triggers in a row builds
+ * it once. A built matcher is never changed: a request holding it finishes
+ * with it while the next one is swapped in.
  */
 export class LiveRoutes {
-  #table: RouteTable = RouteTable.empty;
+  readonly #table = new RouteTable();
   #matcher: Matcher | undefined;
 
+  /** The live routes (read it; change it through {@link add} and {@link remove}). */
   get table(): RouteTable {
     return this.#table;
   }
@@ -32,13 +35,19 @@ export class LiveRoutes {
     return this.#matcher ??= buildMatcher(this.#table);
   }
 
-  /** Applies a table change; throws with the reason when it was refused. */
-  apply(outcome: TableOutcome): void {
+  /** Adds or replaces a trigger's route; throws with the reason when it is refused. */
+  add(route: Route): void {
+    this.#apply(this.#table.add(route));
+  }
+
+  /** Removes a trigger's route, if it has one. */
+  remove(triggerId: string): void {
+    this.#apply(this.#table.remove(triggerId));
+  }
+
+  #apply(outcome: TableOutcome): void {
     if (outcome.kind === "refused") throw new Error(outcome.reason);
-    if (outcome.kind === "changed") {
-      this.#table = outcome.table;
-      this.#matcher = undefined;
-    }
+    if (outcome.kind === "changed") this.#matcher = undefined;
   }
 }
 
@@ -46,10 +55,10 @@ export class LiveRoutes {
 export function httpTriggerProvider(routes: LiveRoutes): TriggerTypeProvider {
   return {
     registerTrigger(binding) {
-      routes.apply(routes.table.add(routeOf(binding)));
+      routes.add(routeOf(binding));
     },
     unregisterTrigger(binding) {
-      routes.apply(routes.table.remove(binding.id));
+      routes.remove(binding.id);
     },
   };
 }
