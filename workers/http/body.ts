@@ -21,23 +21,29 @@ export async function readBody(
   limit: number,
   signal: AbortSignal,
 ): Promise<unknown> {
-  if (request.body === null) return null;
   const bytes = await abortable(readBytes(request, limit), signal);
-  return parseBody(bytes, request.headers.get("content-type"));
+  return bytes === null ? null : parseBody(bytes, request.headers.get("content-type"));
 }
 
-/** The body's bytes; a body over `limit` is refused without being read whole. */
-async function readBytes(request: Request, limit: number): Promise<Uint8Array> {
+/**
+ * The body's bytes (`null` for none); a body over `limit` is refused without
+ * being read whole. `request.body` is left alone unless the body has to be
+ * read as a stream: asking for it makes the stream, and Deno then reads a
+ * whole body through it instead of taking it in one piece.
+ */
+async function readBytes(request: Request, limit: number): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared)) {
     if (Number(declared) > limit) {
-      await request.body?.cancel().catch(() => {});
+      if (request.body === null) return null;
+      await request.body.cancel().catch(() => {});
       throw tooLarge(limit);
     }
-    // The server enforces the declared length, so the whole body fits.
-    return new Uint8Array(await request.arrayBuffer());
+    // The server enforces the declared length, so the whole body fits. No body reads as empty.
+    return await request.bytes();
   }
-  const reader = request.body!.getReader();
+  if (request.body === null) return null;
+  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
