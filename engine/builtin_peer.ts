@@ -16,7 +16,7 @@ import {
   type TriggerBinding,
   type TriggerTypeProvider,
 } from "./api.ts";
-import type { Engine, WorkerConn } from "./core.ts";
+import type { CallRequest, Engine, WorkerConn } from "./core.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import { checkFunctionId } from "./protocol/ids.ts";
 import { ErrorCode } from "./protocol/errors.ts";
@@ -29,6 +29,7 @@ export class BuiltinPeer implements Peer {
   #engine: Engine;
   #conn!: WorkerConn;
   #running = new Map<string, AbortController>();
+  #stoppable = new WeakMap<AbortSignal, Set<string>>();
 
   constructor(engine: Engine) {
     this.#engine = engine;
@@ -106,12 +107,36 @@ export class BuiltinPeer implements Peer {
     for (const c of this.#running.values()) c.abort();
   }
 
+  /**
+   * The calls in flight that `signal` stops. Many calls share a signal (an
+   * HTTP worker's stop signal is on every call it makes), so each signal gets
+   * one listener, not one per call.
+   */
+  #stoppedBy(signal: AbortSignal): Set<string> {
+    let ids = this.#stoppable.get(signal);
+    if (ids === undefined) {
+      const calls = ids = new Set();
+      this.#stoppable.set(signal, calls);
+      signal.addEventListener("abort", () => {
+        for (const id of [...calls]) {
+          this.#engine.cancel(id, {
+            code: ErrorCode.InvocationStopped,
+            message: `Invocation stopped: ${abortReason(signal)}`,
+          });
+        }
+        calls.clear();
+      }, { once: true });
+    }
+    return ids;
+  }
+
   /** The {@link EngineApi} a built-in worker programs against. */
   api(log: Logger, baseDir: string): EngineApi {
     const engine = this.#engine;
     const call = (functionId: string, payload: unknown, options: CallOptions = {}) =>
       new Promise<unknown>((resolve, reject) => {
-        if (options.signal?.aborted) {
+        const signal = options.signal;
+        if (signal?.aborted) {
           reject(
             new CallError({
               code: ErrorCode.InvocationStopped,
@@ -120,30 +145,19 @@ export class BuiltinPeer implements Peer {
           );
           return;
         }
-        let onAbort: (() => void) | undefined;
-        const id = engine.invoke({
-          functionId,
-          data: payload,
-          caller: this.#conn,
-          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-          ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-          ...(options.baggage ? { baggage: options.baggage } : {}),
-          ...(options.metadata !== undefined ? { metadata: options.metadata } : {}),
-          ...(options.trace === false ? { trace: false } : {}),
-        }, (o) => {
-          if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+        const request: CallRequest = { functionId, data: payload, caller: this.#conn };
+        if (options.timeoutMs !== undefined) request.timeoutMs = options.timeoutMs;
+        if (options.traceparent) request.traceparent = options.traceparent;
+        if (options.baggage) request.baggage = options.baggage;
+        if (options.metadata !== undefined) request.metadata = options.metadata;
+        if (options.trace === false) request.trace = false;
+        let stoppable: Set<string> | undefined;
+        const id = engine.invoke(request, (o) => {
+          stoppable?.delete(id!);
           if (o.ok) resolve(o.result);
           else reject(new CallError(o.error));
         });
-        if (id && options.signal) {
-          const signal = options.signal;
-          onAbort = () =>
-            engine.cancel(id, {
-              code: ErrorCode.InvocationStopped,
-              message: `Invocation stopped: ${abortReason(signal)}`,
-            });
-          signal.addEventListener("abort", onAbort, { once: true });
-        }
+        if (id && signal) (stoppable = this.#stoppedBy(signal)).add(id);
       });
     return {
       registerFunction: (id: string, handler: FunctionHandler, options: FunctionOptions = {}) => {

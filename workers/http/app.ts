@@ -8,7 +8,7 @@
  */
 import { Hono } from "hono";
 import type { Logger, SpanRecord } from "../../engine/api.ts";
-import { requestAborted, type RequestScope } from "./calls.ts";
+import { requestAborted } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
 import { Code, errorReply, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
@@ -16,6 +16,7 @@ import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
 import { traceparentFor } from "./trace.ts";
 import { type RequestFacts, requestSpan } from "./request_span.ts";
+import { type RequestScope, Scopes } from "./scope.ts";
 
 export interface AppOptions {
   /** The current matcher; called once per request. */
@@ -37,15 +38,12 @@ export interface AppOptions {
 export function createApp(options: AppOptions): Hono {
   const { cors, limiter, log } = options;
   const app = new Hono();
-  const live = new Set<AbortController>();
-  options.stopping.addEventListener("abort", () => {
-    for (const controller of live) controller.abort(options.stopping.reason);
-  }, { once: true });
+  const scopes = new Scopes(options.defaultTimeout, options.stopping);
 
   app.all("*", async (c) => {
     const request = c.req.raw;
     if (cors && isPreflight(request)) return cors.preflight(request);
-    const expiresAt = performance.now() + options.defaultTimeout;
+    const arrived = performance.now();
     const { path, query } = splitUrl(request.url);
     const match = options.matcher().match(request.method, path);
     if (match.kind === "not_found") {
@@ -65,25 +63,16 @@ export function createApp(options: AppOptions): Hono {
         { headers: { allow: match.allow.join(", ") } },
       );
     }
-    // One controller and one timer per request; calls share its signal.
-    const controller = new AbortController();
-    const timer = setTimeout(expire, options.defaultTimeout, controller);
-    live.add(controller);
-    if (options.stopping.aborted) controller.abort(options.stopping.reason);
-    const scope: RequestScope = {
-      signal: controller.signal,
-      expiresAt,
-      stopping: options.stopping,
-      traceparent: traceparentFor(request.headers.get("traceparent")),
-    };
-    const baggage = request.headers.get("baggage");
-    if (baggage !== null) scope.baggage = baggage;
-
+    const inbound = request.headers.get("traceparent");
+    const scope = scopes.open(arrived, {
+      traceparent: traceparentFor(inbound),
+      baggage: request.headers.get("baggage"),
+    });
     const facts: RequestFacts = {
       method: request.method,
       route: match.route.pattern,
       path,
-      inbound: request.headers.get("traceparent"),
+      inbound,
       traceparent: scope.traceparent,
       start: Date.now(),
     };
@@ -106,8 +95,7 @@ export function createApp(options: AppOptions): Hono {
       record(options, facts, { error });
       throw error;
     } finally {
-      clearTimeout(timer);
-      live.delete(controller);
+      scopes.close(scope);
     }
     record(options, facts, { response });
     cors?.decorate(response.headers, request.headers.get("origin"));
@@ -131,12 +119,6 @@ function record(
   if (!options.recordSpan) return;
   const span = requestSpan(facts, outcome);
   if (span) options.recordSpan(span);
-}
-
-const TIMED_OUT = new DOMException("Request timed out", "TimeoutError");
-
-function expire(controller: AbortController): void {
-  controller.abort(TIMED_OUT);
 }
 
 async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void> {

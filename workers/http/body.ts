@@ -11,17 +11,12 @@
  *
  * @module
  */
-import { abortable } from "./deadline.ts";
 import { Code, HttpError } from "./errors.ts";
 import { describeJsonError } from "./json_error.ts";
 
 /** Reads and parses the body of `request`; throws an {@link HttpError} for 400 and 413. */
-export async function readBody(
-  request: Request,
-  limit: number,
-  signal: AbortSignal,
-): Promise<unknown> {
-  const bytes = await abortable(readBytes(request, limit), signal);
+export async function readBody(request: Request, limit: number): Promise<unknown> {
+  const bytes = await readBytes(request, limit);
   return bytes === null ? null : parseBody(bytes, request.headers.get("content-type"));
 }
 

@@ -1,29 +1,21 @@
 /**
  * One function call on behalf of an HTTP request (a middleware, a condition
- * or the handler), bounded by the request's signal, and its failure turned
- * into the {@link HttpError} the request ends with.
+ * or the handler), bounded by the time the request has left and by the
+ * worker's stop, and its failure turned into the {@link HttpError} the
+ * request ends with.
  *
  * @module
  */
 import type { CallOptions } from "../../engine/api.ts";
 import { Code, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
+import type { RequestScope } from "./scope.ts";
+
+export type { RequestScope } from "./scope.ts";
 
 /** What the pipeline needs of the engine: an `EngineApi` fits. */
 export interface Invoker {
   call(functionId: string, payload: unknown, options?: CallOptions): Promise<unknown>;
   hasFunction(functionId: string): boolean;
-}
-
-/** The part of a request every call shares: its time budget and its trace. */
-export interface RequestScope {
-  /** Aborts when `default_timeout` runs out or the worker stops. */
-  signal: AbortSignal;
-  /** `performance.now()` at which `default_timeout` runs out. */
-  expiresAt: number;
-  /** Aborted when the worker stops. */
-  stopping: AbortSignal;
-  traceparent: string;
-  baggage?: string;
 }
 
 export type Role = "Middleware" | "Condition" | "Function";
@@ -40,9 +32,9 @@ export interface CallRequest {
 /**
  * Calls a function for the request in `scope`; every failure is an
  * {@link HttpError}. The time bounds are the invoker's to enforce (the
- * engine's contract): `timeoutMs` fails the call with `invocation_timeout`,
- * the request's signal aborting fails it at once. No extra signal or timer
- * is made per call.
+ * engine's contract): `timeoutMs`, the time the request has left or a
+ * shorter own bound, fails the call with `invocation_timeout`, and the
+ * worker's stop signal fails it at once. No signal or timer is made per call.
  */
 export async function callFunction(
   invoker: Invoker,
@@ -50,19 +42,20 @@ export async function callFunction(
   call: CallRequest,
 ): Promise<unknown> {
   if (!invoker.hasFunction(call.functionId)) throw unavailable(call);
+  if (scope.ended) throw requestAborted(scope, call);
   const remaining = Math.max(1, Math.ceil(scope.expiresAt - performance.now()));
   const own = call.timeoutMs !== undefined && call.timeoutMs < remaining;
   const options: CallOptions = {
     timeoutMs: own ? call.timeoutMs! : remaining,
     traceparent: scope.traceparent,
-    signal: scope.signal,
+    signal: scope.stopping,
   };
   if (scope.baggage !== undefined) options.baggage = scope.baggage;
   if (call.metadata !== undefined) options.metadata = call.metadata;
   try {
     return await invoker.call(call.functionId, call.payload, options);
   } catch (error) {
-    if (scope.signal.aborted) throw requestAborted(scope, call);
+    if (scope.ended || scope.stopping.aborted) throw requestAborted(scope, call);
     if (codeOf(error) === "invocation_timeout") {
       throw own ? middlewareTimeout(call) : requestAborted(scope, call);
     }

@@ -130,9 +130,9 @@ async function withBody(
 ): Promise<HandlerRequest> {
   let body: unknown;
   try {
-    body = await readBody(incoming.request, options.bodyLimit, incoming.scope.signal);
+    body = await incoming.scope.bound(readBody(incoming.request, options.bodyLimit));
   } catch (error) {
-    if (error instanceof HttpError || !incoming.scope.signal.aborted) throw error;
+    if (error instanceof HttpError || !incoming.scope.ended) throw error;
     throw requestAborted(incoming.scope);
   }
   return {
