@@ -22,6 +22,9 @@ export const SECRET_KEYS: readonly string[] = [
 
 const MAX_DEPTH = 32;
 
+/** How many keys' verdicts one redactor remembers (the same few keys come by again and again). */
+const MAX_REMEMBERED = 4096;
+
 /**
  * A function that returns `value` with every value under a secret key
  * replaced. Objects and arrays are copied only where something changed, so
@@ -36,10 +39,16 @@ const MAX_DEPTH = 32;
  */
 export function redactor(extra: readonly string[] = []): (value: unknown) => unknown {
   const keys = new Set([...SECRET_KEYS, ...extra].map((k) => k.toLowerCase()));
+  const verdicts = new Map<string, boolean>();
   // `Authorization`, and OpenTelemetry's `http.request.header.authorization`.
   const secret = (key: string) => {
-    const lower = key.toLowerCase();
-    return keys.has(lower) || keys.has(lower.slice(lower.lastIndexOf(".") + 1));
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      const lower = key.toLowerCase();
+      verdict = keys.has(lower) || keys.has(lower.slice(lower.lastIndexOf(".") + 1));
+      if (verdicts.size < MAX_REMEMBERED) verdicts.set(key, verdict);
+    }
+    return verdict;
   };
   const walk = (value: unknown, depth: number): unknown => {
     if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
@@ -57,7 +66,8 @@ export function redactor(extra: readonly string[] = []): (value: unknown) => unk
     }
     if (!isPlainObject(value)) return value;
     let copy: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const item = value[key];
       const next = secret(key) ? REDACTED : walk(item, depth + 1);
       if (next !== item) (copy ??= { ...value })[key] = next;
     }

@@ -30,16 +30,36 @@ export function requestSpan(
   facts: RequestFacts,
   outcome: { response: Response } | { error: unknown },
 ): SpanRecord | undefined {
-  const own = TRACEPARENT.exec(facts.traceparent);
-  if (!own) return undefined;
-  const parent = facts.inbound === null
-    ? undefined
-    : TRACEPARENT.exec(facts.inbound.trim().toLowerCase());
+  // The request's own context is the worker's making: checked, then cut, not matched.
+  if (!TRACEPARENT.test(facts.traceparent)) return undefined;
+  const traceId = facts.traceparent.slice(3, 35);
+  const spanId = facts.traceparent.slice(36, 52);
   const status = "response" in outcome
     ? outcome.response.status
     : outcome.error instanceof HttpError
     ? outcome.error.status
     : 500;
+  const attributes = {
+    "http.request.method": facts.method,
+    "http.route": facts.route,
+    "url.path": facts.path,
+    "http.response.status_code": status,
+  };
+  const parent = facts.inbound === null
+    ? undefined
+    : TRACEPARENT.exec(facts.inbound.trim().toLowerCase());
+  if (status < 500 && (!parent || parent[1] !== traceId)) {
+    return {
+      traceId,
+      spanId,
+      kind: "http",
+      name: `${facts.method} ${facts.route}`,
+      start: facts.start,
+      durationMs: Date.now() - facts.start,
+      status: "ok",
+      attributes,
+    };
+  }
   const failed = status >= 500;
   const error = "error" in outcome && failed
     ? outcome.error instanceof HttpError
@@ -50,20 +70,15 @@ export function requestSpan(
       }
     : undefined;
   return {
-    traceId: own[1]!,
-    spanId: own[2]!,
-    ...(parent && parent[1] === own[1] ? { parentSpanId: parent[2]! } : {}),
+    traceId,
+    spanId,
+    ...(parent && parent[1] === traceId ? { parentSpanId: parent[2]! } : {}),
     kind: "http",
     name: `${facts.method} ${facts.route}`,
     start: facts.start,
     durationMs: Date.now() - facts.start,
     status: failed ? "error" : "ok",
     ...(error ? { error } : {}),
-    attributes: {
-      "http.request.method": facts.method,
-      "http.route": facts.route,
-      "url.path": facts.path,
-      "http.response.status_code": status,
-    },
+    attributes,
   };
 }
