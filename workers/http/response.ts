@@ -18,6 +18,9 @@ export type ResponseOutcome =
 
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
+/** The headers of a JSON reply with none of the function's own (copied by each Response). */
+const JSON_ONLY = { "content-type": "application/json" };
+
 /** Maps a function's response value; `invalid` says what is wrong with it. */
 export function toHttpResponse(value: unknown): ResponseOutcome {
   if (value === undefined || value === null) return invalid("returned no response");
@@ -32,11 +35,16 @@ export function toHttpResponse(value: unknown): ResponseOutcome {
       `returned an invalid status_code ${describe(status)}: use an integer from 200 to 599`,
     );
   }
-  const headers = new Headers();
-  if (rawHeaders !== undefined && rawHeaders !== null) {
-    const problem = fillHeaders(headers, rawHeaders);
-    if (problem !== undefined) return invalid(`returned invalid headers: ${problem}`);
+  if (rawHeaders === undefined || rawHeaders === null) {
+    // The common case, without a Headers object to fill.
+    if (body === undefined || NULL_BODY_STATUS.has(status)) {
+      return ok(new Response(null, { status }));
+    }
+    return ok(new Response(JSON.stringify(body), { status, headers: JSON_ONLY }));
   }
+  const headers = new Headers();
+  const problem = fillHeaders(headers, rawHeaders);
+  if (problem !== undefined) return invalid(`returned invalid headers: ${problem}`);
   if (body === undefined || NULL_BODY_STATUS.has(status)) {
     return ok(new Response(null, { status, headers }));
   }

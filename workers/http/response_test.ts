@@ -71,3 +71,16 @@ Deno.test("toHttpResponse() says what is wrong with an invalid response", () => 
   const badName = toHttpResponse({ headers: { "bad name": "x" } });
   assert.equal(badName.kind, "invalid");
 });
+
+Deno.test("toHttpResponse() gives each response headers of its own", () => {
+  const first = toHttpResponse({ body: { n: 1 } });
+  const second = toHttpResponse({ body: { n: 2 } });
+  assert.ok(first.kind === "ok" && second.kind === "ok");
+  first.response.headers.set("access-control-allow-origin", "*");
+  first.response.headers.set("content-type", "text/plain");
+  assert.equal(second.response.headers.get("access-control-allow-origin"), null);
+  assert.equal(second.response.headers.get("content-type"), "application/json");
+  const third = toHttpResponse({ body: { n: 3 } });
+  assert.ok(third.kind === "ok");
+  assert.deepEqual([...third.response.headers], [["content-type", "application/json"]]);
+});
