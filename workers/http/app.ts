@@ -7,6 +7,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { LinearRouter } from "hono/router/linear-router";
 import type { Logger, SpanRecord } from "../../engine/api.ts";
 import { requestAborted } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
@@ -37,7 +38,9 @@ export interface AppOptions {
 /** Builds the app; `app.request()` drives it in tests, `Deno.serve` in production. */
 export function createApp(options: AppOptions): Hono {
   const { cors, limiter, log } = options;
-  const app = new Hono();
+  // One catch-all route: the linear router hands it over without matching
+  // the path (the default one runs a regular expression per request).
+  const app = new Hono({ router: new LinearRouter() });
   const scopes = new Scopes(options.defaultTimeout, options.stopping);
 
   app.all("*", async (c) => {
