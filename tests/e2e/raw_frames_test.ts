@@ -411,3 +411,35 @@ Deno.test("engine::workers::register names the worker in engine::workers::list",
     assert.equal(me.pid, 42);
     await a.close();
   }));
+
+Deno.test("the engine answers a WebSocket ping with a pong carrying the same data", () =>
+  withEngine(async (url) => {
+    const { port } = new URL(url);
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+    try {
+      const key = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+      await conn.write(new TextEncoder().encode(
+        `GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      ));
+      // A masked ping (opcode 0x9) with a 4-byte payload; the mask key is zero, so the bytes stay as is.
+      await conn.write(new Uint8Array([0x89, 0x84, 0, 0, 0, 0, 0x70, 0x69, 0x6e, 0x67]));
+      let received = new Uint8Array(0);
+      const pongAt = () => {
+        for (let i = 0; i + 6 <= received.length; i++) {
+          if (received[i] === 0x8a && received[i + 1] === 4) return i;
+        }
+        return -1;
+      };
+      while (pongAt() < 0) {
+        const buf = new Uint8Array(4096);
+        const n = await conn.read(buf);
+        assert.notEqual(n, null, "the connection stayed open until the pong");
+        received = new Uint8Array([...received, ...buf.subarray(0, n!)]);
+      }
+      const i = pongAt();
+      assert.equal(new TextDecoder().decode(received.subarray(i + 2, i + 6)), "ping");
+    } finally {
+      conn.close();
+    }
+  }));
