@@ -36,6 +36,7 @@ export class WebSocketSession implements Peer {
   #options: SessionOptions;
   #answers = new Map<string, (refusal: ErrorBody | undefined) => void>();
   #decoder = new TextDecoder();
+  #encoder = new TextEncoder();
 
   constructor(engine: Engine, socket: WebSocket, options: SessionOptions) {
     this.#engine = engine;
@@ -67,20 +68,21 @@ export class WebSocketSession implements Peer {
   }
 
   receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
+    const limit = this.#options.maxFrameBytes;
     let text: string;
-    if (typeof data === "string") text = data;
-    else if (data instanceof ArrayBuffer || data instanceof Uint8Array) {
+    if (typeof data === "string") {
+      text = data;
+      // UTF-8 takes 1 to 3 bytes per UTF-16 unit: count bytes only when the length cannot decide.
+      const bytes = text.length > limit || text.length * 3 <= limit
+        ? text.length
+        : this.#encoder.encode(text).length;
+      if (bytes > limit) return this.#tooLarge(bytes);
+    } else if (data instanceof ArrayBuffer || data instanceof Uint8Array) {
       const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+      if (bytes.length > limit) return this.#tooLarge(bytes.length);
       if (this.#telemetry(bytes)) return;
       text = this.#decoder.decode(bytes);
     } else return; // Blob frames are never produced by Deno's server socket
-    if (text.length > this.#options.maxFrameBytes) {
-      this.close(
-        1009,
-        `Frame of ${text.length} bytes exceeds the ${this.#options.maxFrameBytes}-byte limit`,
-      );
-      return;
-    }
     const parsed = parseFrame(text);
     if (!parsed.ok) {
       if (parsed.skip) return;
@@ -88,6 +90,13 @@ export class WebSocketSession implements Peer {
       return;
     }
     this.#handle(parsed.frame);
+  }
+
+  #tooLarge(bytes: number): void {
+    this.close(
+      1009,
+      `Frame of ${bytes} bytes exceeds the ${this.#options.maxFrameBytes}-byte limit`,
+    );
   }
 
   #handle(f: InboundFrame): void {

@@ -443,3 +443,18 @@ Deno.test("the engine answers a WebSocket ping with a pong carrying the same dat
       conn.close();
     }
   }));
+
+Deno.test("the frame size limit counts UTF-8 bytes, not characters", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    // 3,000 characters, over 6,000 bytes.
+    a.send({
+      type: "invokefunction",
+      function_id: "a::b",
+      data: "é".repeat(3000),
+      action: { type: "void" },
+    });
+    const ev = await a.closed;
+    assert.equal(ev.code, 1009);
+    assert.match(ev.reason, /Frame of 6\d{3} bytes exceeds the 4096-byte limit/);
+  }, { maxFrameBytes: 4096 }));
