@@ -185,8 +185,10 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
 
 /** Waits until no call is in flight, or the grace period ends. */
 async function drain(engine: Engine, graceMs: number): Promise<void> {
-  const deadline = Date.now() + graceMs;
-  while (engine.invocations.size > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    engine.invocations.whenEmpty(),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+  ]);
+  clearTimeout(timer);
 }

@@ -46,6 +46,7 @@ export interface Invocation {
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
 export class Invocations {
+  #emptyWaiters: (() => void)[] = [];
   #pending = new Map<string, Invocation>();
   #byTarget = new Map<string, Set<Invocation>>();
   /** Calls by time-out length, each set in deadline order. */
@@ -86,7 +87,10 @@ export class Invocations {
       queue.delete(inv);
       if (queue.size === 0) this.#byTimeout.delete(inv.timeoutMs);
     }
-    if (this.#pending.size === 0 && this.#timer !== undefined) Deno.unrefTimer(this.#timer);
+    if (this.#pending.size === 0) {
+      if (this.#timer !== undefined) Deno.unrefTimer(this.#timer);
+      for (const resolve of this.#emptyWaiters.splice(0)) resolve();
+    }
     return inv;
   }
 
@@ -139,6 +143,12 @@ export class Invocations {
     const out: Record<string, number> = {};
     for (const inv of this.#pending.values()) out[inv.functionId] = (out[inv.functionId] ?? 0) + 1;
     return out;
+  }
+
+  /** Resolves once no call is in flight (at once if none is). */
+  whenEmpty(): Promise<void> {
+    if (this.#pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#emptyWaiters.push(resolve));
   }
 
   get size(): number {

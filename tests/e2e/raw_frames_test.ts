@@ -458,3 +458,21 @@ Deno.test("the frame size limit counts UTF-8 bytes, not characters", () =>
     assert.equal(ev.code, 1009);
     assert.match(ev.reason, /Frame of 6\d{3} bytes exceeds the 4096-byte limit/);
   }, { maxFrameBytes: 4096 }));
+
+Deno.test("stop() lets calls in flight finish within the grace period, then fails the rest", async () => {
+  const engine = await startEngine({ port: 0, shutdownGraceMs: 2000 });
+  const caller = await RawWorker.connect(engine.url);
+  const worker = await RawWorker.connect(engine.url);
+  worker.serve("slow::finish", async () => {
+    await new Promise((r) => setTimeout(r, 100)); // the handler's own work
+    return "finished";
+  });
+  await waitForFunctions(caller, ["slow::finish"]);
+  const pending = caller.call("slow::finish", {});
+  await worker.next((f) => f.type === "invokefunction" && f.function_id === "slow::finish");
+  const stopping = engine.stop();
+  assert.equal((await pending).result, "finished", "answered before the sockets closed");
+  await stopping;
+  await caller.closed;
+  await worker.closed;
+});
