@@ -164,11 +164,15 @@ Deno.test("replicas share calls (fewest in flight first) and one failing over le
       return "r2";
     });
     await waitForFunctions(caller, ["img::resize"]);
-    const list = await caller.call("engine::functions::list", {});
-    const entry = list.result.functions.find((f: { function_id: string }) =>
-      f.function_id === "img::resize"
-    );
+    // The two registrations come over two connections: wait until the engine has both.
+    const deadline = Date.now() + 5000;
+    let entry;
+    do {
+      const list = await caller.call("engine::functions::list", { prefix: "img::" });
+      entry = list.result.functions[0];
+    } while (entry.replicas < 2 && Date.now() < deadline);
     assert.equal(entry.replicas, 2);
+    assert.deepEqual([...entry.workers].length, 2);
     const results = await Promise.all(
       Array.from({ length: 40 }, () => caller.call("img::resize", {})),
     );
