@@ -49,7 +49,10 @@ export class BuiltinPeer implements Peer {
     if (!handler) {
       this.#engine.settle(call.invocationId, workerId, {
         ok: false,
-        error: { code: ErrorCode.FunctionNotFound, message: "Function not found" },
+        error: {
+          code: ErrorCode.FunctionNotFound,
+          message: `Function ${call.functionId} not found on worker "${this.#conn.name}"`,
+        },
       });
       return;
     }
@@ -73,7 +76,12 @@ export class BuiltinPeer implements Peer {
 
   async registerTrigger(binding: TriggerBinding): Promise<ErrorBody | undefined> {
     const provider = this.providers.get(binding.type);
-    if (!provider) return { code: "trigger_type_not_found", message: "Trigger type not found" };
+    if (!provider) {
+      return {
+        code: "trigger_type_not_found",
+        message: `Trigger type "${binding.type}" not found on worker "${this.#conn.name}"`,
+      };
+    }
     try {
       await provider.registerTrigger(binding);
       return undefined;
