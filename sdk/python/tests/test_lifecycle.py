@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 import unittest
 
 import support
@@ -83,8 +84,21 @@ class LifecycleTest(support.WorkerTestCase):
         self.assertNotIn("Traceback", err)
         self.assertEqual(peer.wait_closed(), 1000)  # type: ignore[attr-defined]
 
+    def wait_for_sigterm_handler(self, pid: int, timeout: float = 10.0) -> None:
+        """run_forever installs its SIGTERM handler after "ready" is printed: wait until the
+        kernel shows the signal as caught (bit 15 of SigCgt), so the test does not race it."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with open(f"/proc/{pid}/status") as status:
+                caught = next(line for line in status if line.startswith("SigCgt:"))
+            if int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)):
+                return
+            time.sleep(0.005)
+        self.fail(f"process {pid} never installed a SIGTERM handler")
+
     def test_run_forever_exits_cleanly_on_sigterm(self) -> None:
         proc, peer = self.run_script("worker.run_forever()")
+        self.wait_for_sigterm_handler(proc.pid)
         proc.send_signal(signal.SIGTERM)
         self.assert_clean_exit(proc, peer)
 
