@@ -39,14 +39,16 @@ export async function runInvocation(
   const baggage = typeof msg.baggage === "string" ? msg.baggage : undefined;
   const reply = (outcome: { result?: unknown; error?: unknown }): string | undefined => {
     if (!invocationId) return undefined;
-    const frame = {
+    // Field by field, in this order (no spreads: this runs once per call).
+    const frame: Record<string, unknown> = {
       type: "invocationresult",
       invocation_id: invocationId,
       function_id,
-      ...outcome,
-      ...(traceparent ? { traceparent } : {}),
-      ...(baggage ? { baggage } : {}),
     };
+    if ("result" in outcome) frame.result = outcome.result;
+    if ("error" in outcome) frame.error = outcome.error;
+    if (traceparent) frame.traceparent = traceparent;
+    if (baggage) frame.baggage = baggage;
     try {
       return JSON.stringify(frame);
     } catch (err) {

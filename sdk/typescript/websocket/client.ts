@@ -13,6 +13,7 @@ import { createConnection, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import {
   encodeFrame,
+  encodeTextFrame,
   type Frame,
   FrameError,
   FrameParser,
@@ -192,7 +193,7 @@ export class WebSocketClient {
   /** Sends a text (string) or binary (bytes) message. Throws unless open. */
   send(data: string | Uint8Array): void {
     this.#assertOpen();
-    if (typeof data === "string") this.#write(Opcode.Text, encoder.encode(data));
+    if (typeof data === "string") this.#writeFrame(encodeTextFrame(data));
     else this.#write(Opcode.Binary, data);
   }
 
@@ -428,6 +429,10 @@ export class WebSocketClient {
   }
 
   #write(opcode: number, payload: Uint8Array): void {
+    this.#writeFrame(encodeFrame(opcode, payload));
+  }
+
+  #writeFrame(frame: Uint8Array): void {
     const socket = this.#socket;
     if (!socket || socket.destroyed || !socket.writable) return;
     // Frames written in one turn of the event loop leave in one writev: a
@@ -436,7 +441,7 @@ export class WebSocketClient {
       socket.cork();
       queueMicrotask(() => socket.uncork());
     }
-    socket.write(encodeFrame(opcode, payload));
+    socket.write(frame);
   }
 
   #armTimer(ms: number, fn: () => void): void {

@@ -55,6 +55,8 @@ Deno.test("WebSocketClient echoes text and binary messages of every length form"
     for (const size of SIZES) {
       const text = "é".repeat(Math.floor(size / 2)) + "x".repeat(size % 2); // multi-byte UTF-8
       assert.equal(await roundTrip(ws, text), text, `text of ${size} bytes`);
+      const ascii = "a".repeat(size);
+      assert.equal(await roundTrip(ws, ascii), ascii, `ASCII text of ${size} bytes`);
       const bytes = new Uint8Array(size).map((_, i) => (i * 31) % 256);
       const echoed = await roundTrip(ws, bytes);
       assert.ok(echoed instanceof Uint8Array, `binary of ${size} bytes comes back as bytes`);

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { encodeFrame, FrameError, FrameParser, MessageAssembler, Opcode } from "./frame.ts";
+import {
+  encodeFrame,
+  encodeTextFrame,
+  FrameError,
+  FrameParser,
+  MessageAssembler,
+  Opcode,
+} from "./frame.ts";
 
 const enc = new TextEncoder();
 
@@ -29,6 +36,39 @@ Deno.test("encodeFrame() picks the 7, 16 or 64-bit length form and masks the pay
     assert.equal(frame[1]! & 0x7f, lenByte);
     assert.equal(frame[1]! & 0x80, 0x80, "mask bit");
     assert.deepEqual(unmask(frame, headerLen), payload);
+  }
+});
+
+Deno.test("encodeTextFrame() writes the UTF-8 of ASCII and non-ASCII text of every length form", () => {
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  for (const len of [0, 1, 125, 126, 8_000, 65_535, 65_536, 300_000]) {
+    for (const text of ["x".repeat(len), "é".repeat(len >> 1) + "😀".repeat(len & 1)]) {
+      const bytes = enc.encode(text);
+      const frame = encodeTextFrame(text);
+      const headerLen = bytes.length < 126 ? 6 : bytes.length < 65536 ? 8 : 14;
+      assert.equal(frame.length, headerLen + bytes.length, `${text.length} units`);
+      assert.equal(frame[0], 0x81, "FIN + text");
+      assert.equal(frame[1]! & 0x80, 0x80, "mask bit");
+      assert.equal(dec.decode(unmask(frame, headerLen)), text);
+      const parsed = new FrameParser({ maxPayload: 1 << 20 });
+      // The parser refuses masked frames (it reads a server's); the length fields are checked above.
+      assert.throws(() => parsed.push(frame), (e) => e instanceof FrameError && e.code === 1002);
+    }
+  }
+});
+
+Deno.test("encodeTextFrame() frames stay intact while later frames are encoded", () => {
+  // Small frames share buffers: one still waiting to be written must never be overwritten.
+  const frames = Array.from({ length: 2_000 }, (_, i) => {
+    const text = `{"n":${i},"pad":"${"p".repeat(i % 300)}"}`;
+    return { text, frame: encodeTextFrame(text), copy: undefined as Uint8Array | undefined };
+  });
+  for (const f of frames) f.copy = f.frame.slice();
+  for (let i = 0; i < 2_000; i++) encodeTextFrame("z".repeat(i % 500));
+  for (const f of frames) {
+    assert.deepEqual(f.frame, f.copy);
+    const headerLen = f.text.length < 126 ? 6 : 8;
+    assert.equal(new TextDecoder().decode(unmask(f.frame, headerLen)), f.text);
   }
 });
 
@@ -102,6 +142,21 @@ Deno.test("MessageAssembler joins fragments and enforces the size limit", () => 
   );
   assert.throws(
     () => b.add({ fin: true, opcode: Opcode.Text, payload: new Uint8Array([0xff]) }),
+    (err) => err instanceof FrameError && err.code === 1007,
+  );
+  // A real U+FFFD is valid text; invalid bytes next to one are still refused.
+  const c = new MessageAssembler({ maxMessageSize: 100 });
+  assert.equal(
+    c.add({ fin: true, opcode: Opcode.Text, payload: enc.encode("a\uFFFDb") }),
+    "a\uFFFDb",
+  );
+  assert.throws(
+    () =>
+      c.add({
+        fin: true,
+        opcode: Opcode.Text,
+        payload: new Uint8Array([...enc.encode("\uFFFD"), 0xc3, 0x28]),
+      }),
     (err) => err instanceof FrameError && err.code === 1007,
   );
 });

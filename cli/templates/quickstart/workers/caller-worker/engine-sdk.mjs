@@ -31,34 +31,51 @@ var FrameError = class extends Error {
 };
 function encodeFrame(opcode, payload, mask = true, fin = true) {
   const len = payload.length;
-  const lenBytes = len < 126 ? 0 : len < 65536 ? 2 : 8;
-  const headerLen = 2 + lenBytes + (mask ? 4 : 0);
-  const out = new Uint8Array(headerLen + len);
+  const headerLen = headerLength(len, mask);
+  const out = allocate(headerLen + len);
+  writeHeader(out, opcode, len, mask, fin);
+  out.set(payload, headerLen);
+  if (mask) maskPayload(out, headerLen, len);
+  return out;
+}
+function encodeTextFrame(text) {
+  const len = text.length;
+  const headerLen = headerLength(len, true);
+  const out = allocate(headerLen + len);
+  if (textEncoder.encodeInto(text, out.subarray(headerLen)).read !== len) {
+    return encodeFrame(Opcode.Text, textEncoder.encode(text));
+  }
+  writeHeader(out, Opcode.Text, len, true, true);
+  maskPayload(out, headerLen, len);
+  return out;
+}
+var textEncoder = new TextEncoder();
+function headerLength(len, mask) {
+  return 2 + (len < 126 ? 0 : len < 65536 ? 2 : 8) + (mask ? 4 : 0);
+}
+function writeHeader(out, opcode, len, mask, fin) {
   out[0] = (fin ? 128 : 0) | opcode & 15;
   const maskBit = mask ? 128 : 0;
-  if (lenBytes === 0) {
+  if (len < 126) {
     out[1] = maskBit | len;
-  } else if (lenBytes === 2) {
+  } else if (len < 65536) {
     out[1] = maskBit | 126;
     out[2] = len >>> 8;
     out[3] = len & 255;
   } else {
     out[1] = maskBit | 127;
-    new DataView(out.buffer).setBigUint64(2, BigInt(len));
+    new DataView(out.buffer, out.byteOffset).setBigUint64(2, BigInt(len));
   }
-  if (!mask) {
-    out.set(payload, headerLen);
-    return out;
-  }
-  const key = out.subarray(headerLen - 4, headerLen);
+}
+function maskPayload(out, base, len) {
+  const key = out.subarray(base - 4, base);
   randomFillSync(key);
-  const base = headerLen;
-  out.set(payload, base);
   let i = 0;
-  for (; i < len && (base + i) % 4 !== 0; i++) out[base + i] ^= key[i & 3];
+  const start = out.byteOffset + base;
+  for (; i < len && (start + i) % 4 !== 0; i++) out[base + i] ^= key[i & 3];
   const words = len - i >>> 2;
   if (words > 0) {
-    const view = new Uint32Array(out.buffer, out.byteOffset + base + i, words);
+    const view = new Uint32Array(out.buffer, start + i, words);
     const m = [
       key[i & 3],
       key[i + 1 & 3],
@@ -70,6 +87,19 @@ function encodeFrame(opcode, payload, mask = true, fin = true) {
     i += words * 4;
   }
   for (; i < len; i++) out[base + i] ^= key[i & 3];
+}
+var SLAB_SIZE = 64 * 1024;
+var SLAB_MAX_FRAME = 8 * 1024;
+var slab = new Uint8Array(SLAB_SIZE);
+var slabUsed = 0;
+function allocate(n) {
+  if (n > SLAB_MAX_FRAME) return new Uint8Array(n);
+  if (slabUsed + n > SLAB_SIZE) {
+    slab = new Uint8Array(SLAB_SIZE);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + n);
+  slabUsed = slabUsed + n + 7 & ~7;
   return out;
 }
 var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([
@@ -87,7 +117,7 @@ var FrameParser = class {
   /** Appends bytes and returns every frame now complete, in order. */
   push(chunk) {
     if (chunk.length > 0) {
-      this.#chunks.push(chunk.slice());
+      this.#chunks.push(chunk);
       this.#buffered += chunk.length;
     }
     const frames = [];
@@ -197,7 +227,8 @@ var MessageAssembler = class {
   #opcode = 0;
   #parts = [];
   #size = 0;
-  #decoder = new TextDecoder("utf-8", {
+  #decoder = new TextDecoder("utf-8");
+  #strictDecoder = new TextDecoder("utf-8", {
     fatal: true
   });
   constructor(options) {
@@ -230,8 +261,10 @@ var MessageAssembler = class {
     this.#parts = [];
     this.#size = 0;
     if (opcode === Opcode.Binary) return bytes;
+    const text = this.#decoder.decode(bytes);
+    if (!text.includes("\uFFFD")) return text;
     try {
-      return this.#decoder.decode(bytes);
+      return this.#strictDecoder.decode(bytes);
     } catch {
       throw new FrameError(1007, "Text message is not valid UTF-8");
     }
@@ -475,7 +508,7 @@ var WebSocketClient = class _WebSocketClient {
   /** Sends a text (string) or binary (bytes) message. Throws unless open. */
   send(data) {
     this.#assertOpen();
-    if (typeof data === "string") this.#write(Opcode.Text, encoder.encode(data));
+    if (typeof data === "string") this.#writeFrame(encodeTextFrame(data));
     else this.#write(Opcode.Binary, data);
   }
   /** Sends a ping (at most 125 bytes of payload). Throws unless open. */
@@ -717,13 +750,16 @@ var WebSocketClient = class _WebSocketClient {
     this.#write(Opcode.Close, payload);
   }
   #write(opcode, payload) {
+    this.#writeFrame(encodeFrame(opcode, payload));
+  }
+  #writeFrame(frame) {
     const socket = this.#socket;
     if (!socket || socket.destroyed || !socket.writable) return;
     if (socket.writableCorked === 0) {
       socket.cork();
       queueMicrotask(() => socket.uncork());
     }
-    socket.write(encodeFrame(opcode, payload));
+    socket.write(frame);
   }
   #armTimer(ms, fn) {
     clearTimeout(this.#timer);
@@ -1080,27 +1116,18 @@ function toErrorBody(thrown) {
 // sdk/typescript/calls.ts
 function encodeInvoke(request, invocationId, scope) {
   const { function_id, payload, action, metadata } = request;
+  const frame = {
+    type: "invokefunction"
+  };
+  if (invocationId) frame.invocation_id = invocationId;
+  frame.function_id = function_id;
+  frame.data = payload === void 0 ? null : payload;
+  if (metadata !== void 0) frame.metadata = metadata;
+  if (action) frame.action = action;
+  if (scope?.traceparent) frame.traceparent = scope.traceparent;
+  if (scope?.baggage) frame.baggage = scope.baggage;
   try {
-    return JSON.stringify({
-      type: "invokefunction",
-      ...invocationId ? {
-        invocation_id: invocationId
-      } : {},
-      function_id,
-      data: payload === void 0 ? null : payload,
-      ...metadata === void 0 ? {} : {
-        metadata
-      },
-      ...action ? {
-        action
-      } : {},
-      ...scope?.traceparent ? {
-        traceparent: scope.traceparent
-      } : {},
-      ...scope?.baggage ? {
-        baggage: scope.baggage
-      } : {}
-    });
+    return JSON.stringify(frame);
   } catch (err) {
     throw new TypeError(`Payload for "${function_id}" is not JSON-serializable: ${err.message}`);
   }
@@ -1263,15 +1290,12 @@ async function runInvocation(msg, handler, worker) {
     const frame = {
       type: "invocationresult",
       invocation_id: invocationId,
-      function_id,
-      ...outcome,
-      ...traceparent ? {
-        traceparent
-      } : {},
-      ...baggage ? {
-        baggage
-      } : {}
+      function_id
     };
+    if ("result" in outcome) frame.result = outcome.result;
+    if ("error" in outcome) frame.error = outcome.error;
+    if (traceparent) frame.traceparent = traceparent;
+    if (baggage) frame.baggage = baggage;
     try {
       return JSON.stringify(frame);
     } catch (err) {
