@@ -31,6 +31,14 @@ const RESTART_KEYS = new Set<string>([
   "traces",
 ]);
 
+/** A built-in worker of the config that the engine could not start. */
+export interface BuiltinFailure {
+  name: string;
+  error: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
 export interface ReloaderOptions {
   file: string;
   engine: RunningEngine;
@@ -48,6 +56,8 @@ export class ConfigReloader {
   #config: EngineConfig;
   /** The last edit was rejected: say so when the file is fine again. */
   #rejected = false;
+  /** Built-in workers of the config that failed to start, until they start or leave it. */
+  #failures = new Map<string, BuiltinFailure>();
 
   constructor(options: ReloaderOptions) {
     this.#o = options;
@@ -56,6 +66,11 @@ export class ConfigReloader {
 
   get config(): EngineConfig {
     return this.#config;
+  }
+
+  /** Built-in workers the last changes of the config could not start, with why. */
+  builtinFailures(): BuiltinFailure[] {
+    return [...this.#failures.values()];
   }
 
   /** Re-reads the file and applies it; returns what the plan was. */
@@ -95,7 +110,10 @@ export class ConfigReloader {
       stop.push(http);
       start.push(http);
     }
-    for (const entry of stop) await this.#o.engine.stopBuiltin(entry.name);
+    for (const entry of stop) {
+      this.#failures.delete(entry.name);
+      await this.#o.engine.stopBuiltin(entry.name);
+    }
     for (const entry of start) await this.#startBuiltin(entry);
     const local = await this.#o.supervisor.reconcile(plan.config.workers);
     const summary = [
@@ -120,10 +138,13 @@ export class ConfigReloader {
     const worker = BUILTIN_WORKERS[entry.name]!;
     try {
       await this.#o.engine.startBuiltin(worker, this.#o.builtinConfig(this.#config, entry));
+      this.#failures.delete(entry.name);
       const info = this.#o.engine.describeBuiltin(entry.name);
       this.#o.log.info(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
     } catch (error) {
-      this.#o.log.error(`Worker "${entry.name}" failed to start: ${(error as Error).message}`);
+      const message = (error as Error).message;
+      this.#failures.set(entry.name, { name: entry.name, error: message, at: Date.now() });
+      this.#o.log.error(`Worker "${entry.name}" failed to start: ${message}`);
     }
   }
 }

@@ -45,12 +45,6 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
     loggerFor: (name) => engine.logs.logger({ source: name, worker: name }),
     ...(options.supervision ? { supervision: options.supervision } : {}),
   });
-  registerSupervisorFunctions(engine.builtinApi("engine"), {
-    supervisor,
-    engine: engine.engine,
-    configFile: file,
-  });
-  await supervisor.reconcile(config.workers);
   const reloader = new ConfigReloader({
     file,
     engine,
@@ -60,6 +54,13 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
     builtinConfig: options.builtinConfig,
     log,
   });
+  registerSupervisorFunctions(engine.builtinApi("engine"), {
+    supervisor,
+    engine: engine.engine,
+    configFile: file,
+    builtinFailures: () => reloader.builtinFailures(),
+  });
+  await supervisor.reconcile(config.workers);
   const watcher = watchConfigFile(file, async () => {
     try {
       await reloader.reload();

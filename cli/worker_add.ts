@@ -229,9 +229,10 @@ async function addBuiltin(name: string, options: WorkerArgs, io: Io): Promise<nu
     io.err(`Error: the edited config would be invalid, so it was not written: ${checked.message}`);
     return 1;
   }
+  const since = Date.now();
   await Deno.writeTextFile(file, edited.text);
   io.out(`Added "${name}" to ${file} with its reference configuration`);
-  return await followEngine(name, "builtin", options, io, false);
+  return await followEngine(name, "builtin", options, io, false, since);
 }
 
 /** Tells what the running engine does with the new entry, waiting unless `--no-wait`. */
@@ -241,6 +242,7 @@ async function followEngine(
   options: WorkerArgs,
   io: Io,
   restart: boolean,
+  since = Date.now(),
 ): Promise<number> {
   const read = await readConfigFile(options.config);
   const url = engineUrlFor(read.ok ? read.config : undefined, options.url);
@@ -261,7 +263,7 @@ async function followEngine(
       io.out(`The engine at ${url} starts "${name}"; "engine worker list" shows how it is doing`);
       return 0;
     }
-    const wait = { timeoutMs: options.timeoutMs };
+    const wait = { timeoutMs: options.timeoutMs, configFile: options.config, since };
     return kind === "local"
       ? await waitForLocal(link, name, io, wait)
       : await waitForBuiltin(link, name, io, wait);

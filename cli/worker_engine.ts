@@ -24,8 +24,18 @@ export interface EngineLink {
   url: string;
   client: EngineClient;
   supervised(): Promise<SupervisedView[]>;
+  /** Built-in workers of the config the engine could not start (a port in use, say). */
+  failedBuiltins(): Promise<FailedBuiltin[]>;
   connected(): Promise<ConnectedWorker[]>;
   close(): Promise<void>;
+}
+
+/** A built-in worker the engine could not start, as `engine::supervisor::list` shows it. */
+export interface FailedBuiltin {
+  name: string;
+  error: string;
+  /** Milliseconds since the epoch. */
+  at: number;
 }
 
 export type LinkResult =
@@ -79,6 +89,12 @@ export async function linkEngine(url: string, file: string): Promise<LinkResult>
         workers: SupervisedView[];
       };
       return r.workers;
+    },
+    async failedBuiltins() {
+      const r = await client.call("engine::supervisor::list", {}, 10_000) as {
+        failed_builtins?: FailedBuiltin[];
+      };
+      return r.failed_builtins ?? [];
     },
     async connected() {
       const r = await client.call("engine::workers::list", {}, 10_000) as {

@@ -14,14 +14,20 @@ import { loadManifest } from "../engine/supervisor/manifest.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 import { parseWorkerArgs, readConfigFile } from "./worker_args.ts";
-import { type ConnectedWorker, engineUrlFor, linkEngine } from "./worker_engine.ts";
+import {
+  type ConnectedWorker,
+  engineUrlFor,
+  type FailedBuiltin,
+  linkEngine,
+} from "./worker_engine.ts";
 
 /** One row of the list. */
 export interface WorkerRow {
   name: string;
   /** `builtin`, the manifest's `runtime.kind`, or `external` (connected, not in the config). */
   kind: string;
-  status: "installing" | "running" | "crashed" | "stopped";
+  /** `failed`: a built-in worker the engine could not start (`error` says why). */
+  status: "installing" | "running" | "crashed" | "failed" | "stopped";
   pid: number | null;
   functions: number | null;
   restarts: number | null;
@@ -47,7 +53,12 @@ export async function workerList(args: string[], io: Io): Promise<number> {
   let rows: WorkerRow[];
   if (linked.ok) {
     try {
-      rows = joinRows(entries, await linked.link.supervised(), await linked.link.connected());
+      rows = joinRows(
+        entries,
+        await linked.link.supervised(),
+        await linked.link.connected(),
+        await linked.link.failedBuiltins(),
+      );
     } finally {
       await linked.link.close();
     }
@@ -73,6 +84,7 @@ function joinRows(
   entries: WorkerEntry[],
   supervised: SupervisedView[],
   connected: ConnectedWorker[],
+  failed: FailedBuiltin[],
 ): WorkerRow[] {
   const rows: WorkerRow[] = [];
   const claimed = new Set<string>(["engine", "engine-cli"]);
@@ -90,14 +102,15 @@ function joinRows(
   }
   for (const entry of entries.filter((e) => e.path === undefined)) {
     const running = connected.find((c) => c.name === entry.name && c.kind === "builtin");
+    const failure = running ? undefined : failed.find((f) => f.name === entry.name);
     rows.push({
       name: entry.name,
       kind: "builtin",
-      status: running ? "running" : "stopped",
+      status: running ? "running" : failure ? "failed" : "stopped",
       pid: null, // it runs inside the engine
       functions: running?.function_count ?? null,
       restarts: null,
-      error: null,
+      error: failure ? failure.error : null,
     });
     claimed.add(entry.name);
   }

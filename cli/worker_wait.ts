@@ -15,6 +15,10 @@ import { type EngineLink, poll } from "./worker_engine.ts";
 
 export interface WaitOptions {
   timeoutMs: number;
+  /** The config file the worker was added to, for messages. */
+  configFile?: string;
+  /** When the config was written (ms since the epoch): older failures are not this change's. */
+  since?: number;
 }
 
 /** How long a connected worker may stay without functions before that counts as its answer. */
@@ -116,16 +120,36 @@ export async function waitForBuiltin(
   io: Io,
   options: WaitOptions,
 ): Promise<number> {
+  const started = Date.now();
   const show = progress(io, `Waiting for the engine to start "${name}"`, { echoLines: false });
-  const w = await poll(
-    async () => (await link.connected()).find((c) => c.name === name && c.kind === "builtin"),
-    { timeoutMs: options.timeoutMs },
-  );
-  if (!w) {
+  const outcome = await poll(async () => {
+    const w = (await link.connected()).find((c) => c.name === name && c.kind === "builtin");
+    if (w) return { ok: true as const, worker: w };
+    // A failure recorded before this command wrote the config is not its answer.
+    const since = options.since ?? started;
+    const failed = (await link.failedBuiltins()).find((f) => f.name === name && f.at >= since);
+    return failed ? { ok: false as const, failed } : undefined;
+  }, { timeoutMs: options.timeoutMs });
+  if (!outcome) {
     show.done();
-    io.err(`Error: the engine did not start "${name}": see its output`);
+    io.err(
+      `Error: the engine did not start "${name}" within ${
+        formatDuration(Date.now() - started)
+      }: see its output`,
+    );
     return 1;
   }
+  if (!outcome.ok) {
+    show.done();
+    io.err(
+      `Error: the engine could not start "${name}": ${outcome.failed.error}\n` +
+        `Its entry stays in ${options.configFile ?? "the config file"}: change its config ` +
+        `there (the port, say) ` +
+        `and the engine tries again.`,
+    );
+    return 1;
+  }
+  const w = outcome.worker;
   show.done(`✓ "${name}" is running in the engine with ${w.function_count} functions:`);
   for (const id of [...w.functions].sort()) io.out(`  ${id}`);
   return 0;

@@ -4,7 +4,7 @@
  *
  * | Function | Payload | Result |
  * |---|---|---|
- * | `engine::supervisor::list` | `{}` | `{config, workers: [WorkerStatus & {connected, function_count, functions}]}` |
+ * | `engine::supervisor::list` | `{}` | `{config, workers: [WorkerStatus & {connected, function_count, functions}], failed_builtins: [{name, error, at}]}` |
  * | `engine::supervisor::restart` | `{name}` | `{restarted: boolean}` |
  *
  * A supervised worker's connection is found by name (the engine gives each
@@ -34,6 +34,8 @@ export interface SupervisorFunctionsContext {
   engine: Engine;
   /** The config file the engine runs, absolute. */
   configFile: string;
+  /** Built-in workers of the config that failed to start when the config changed. */
+  builtinFailures?: () => { name: string; error: string; at: number }[];
 }
 
 /** The connections that belong to supervised worker `status`. */
@@ -58,6 +60,7 @@ export function registerSupervisorFunctions(api: EngineApi, c: SupervisorFunctio
   api.registerFunction("engine::supervisor::list", () => ({
     config: c.configFile,
     workers: c.supervisor.list().map((status) => supervisedView(c.engine, status)),
+    failed_builtins: c.builtinFailures?.() ?? [],
   }), { description: "Local workers the engine starts from its config, with their status" });
   api.registerFunction("engine::supervisor::restart", async (payload) => {
     const name = (payload as { name?: unknown } | null)?.name;

@@ -135,6 +135,59 @@ Deno.test("engine worker add engine-state starts the built-in worker in the runn
   }
 });
 
+Deno.test("engine worker add engine-http on a port in use says why at once; a port edit starts it", async () => {
+  const r = await running();
+  // The reference configuration listens on 127.0.0.1:3111: hold it (if another program
+  // already does, it is just as taken).
+  let holder: Deno.Listener | undefined;
+  try {
+    holder = Deno.listen({ hostname: "127.0.0.1", port: 3111 });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AddrInUse)) throw e;
+  }
+  try {
+    const t0 = Date.now();
+    const add = await r.cli("add", "engine-http", "--timeout-ms", "60000");
+    assert.equal(add.code, 1, add.stdout + add.stderr);
+    assert.match(
+      add.stderr,
+      /Error: the engine could not start "engine-http": .*address already in use/,
+    );
+    assert.ok(add.stderr.includes(`Its entry stays in ${r.file}`), add.stderr);
+    // It answered from the engine's record of the failure, not at the end of its time-out.
+    assert.ok(Date.now() - t0 < 30_000, `took ${Date.now() - t0} ms`);
+
+    const list = await r.cli("list", "--json");
+    assert.equal(list.code, 0, list.stderr);
+    const row = (JSON.parse(list.stdout).workers as Frame[]).find((w) => w.name === "engine-http");
+    assert.equal(row?.status, "failed");
+    assert.match(String(row?.error), /address already in use/);
+
+    // Moving it to a free port is a config change: the engine starts it and forgets the failure.
+    const text = await Deno.readTextFile(r.file);
+    assert.match(text, /^ {6}port: 3111$/m);
+    await Deno.writeTextFile(r.file, text.replace(/^ {6}port: 3111$/m, "      port: 0"));
+    const deadline = Date.now() + 15_000;
+    const httpRuns = async () =>
+      ((await r.probe.call("engine::workers::list", {})).result.workers as Frame[]).some((w) =>
+        w.name === "engine-http" && w.kind === "builtin"
+      );
+    while (!await httpRuns()) {
+      assert.ok(Date.now() < deadline, "engine-http did not start after the port edit");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const after = await r.cli("list", "--json");
+    const row2 = (JSON.parse(after.stdout).workers as Frame[]).find((w) =>
+      w.name === "engine-http"
+    );
+    assert.equal(row2?.status, "running", after.stdout);
+    assert.equal(row2?.error, null);
+  } finally {
+    holder?.close();
+    await r.stop();
+  }
+});
+
 Deno.test("the running engine picks up hand edits of its config and reports invalid ones", async (t) => {
   const r = await running();
   await writeLocalWorker(`${r.dir}/hand`, {
