@@ -5,20 +5,38 @@
  *
  * Each group also carries a lifeline: a tiny watchdog shell reading a pipe
  * whose other end only the engine holds. When the engine dies, even by
- * SIGKILL, the pipe closes and the watchdog sends SIGTERM to its group, so
- * no worker outlives the engine that started it.
+ * SIGKILL, the pipe closes and the watchdog sends SIGTERM to the group, then
+ * SIGKILL to whatever is left after the grace period, so no worker outlives
+ * the engine that started it, not even one that ignores SIGTERM. The
+ * watchdog runs in a session of its own (`setsid`), outside the group it
+ * guards: stopping the group never stops it, and it sees when the group is
+ * gone. Without `setsid` it stays in the group and only sends SIGTERM.
  *
  * @module
  */
 
 /**
- * Run by `sh -c` with the user's command as `$1`: keep the lifeline (stdin)
- * on fd 3 for the watchdog, then replace this shell by the command, whose
- * stdin is /dev/null. The watchdog's output goes nowhere, so it never holds
- * the pipes the engine reads the worker's output from.
+ * Run by `sh -c` with the user's command as `$1` and the grace period in
+ * tenths of a second as `$2`: keep the lifeline (stdin) on fd 3 for the
+ * watchdog, then replace this shell by the command, whose stdin is
+ * /dev/null. `$$` is the group's id (the engine starts the shell as a session
+ * leader). The watchdog's output goes nowhere, so it never holds the pipes
+ * the engine reads the worker's output from.
  */
 const LIFELINE = `exec 3<&0
-( cat <&3 >/dev/null 2>&1; kill -TERM 0 ) </dev/null >/dev/null 2>&1 &
+if command -v setsid >/dev/null 2>&1; then
+  setsid sh -c '
+    cat >/dev/null 2>&1
+    kill -TERM "-$1" 2>/dev/null || exit 0
+    waited=0
+    while kill -0 "-$1" 2>/dev/null; do
+      if [ "$waited" -ge "$2" ]; then kill -KILL "-$1" 2>/dev/null; exit 0; fi
+      sleep 0.1
+      waited=$((waited + 1))
+    done' engine-lifeline "$$" "$2" <&3 >/dev/null 2>&1 &
+else
+  ( cat <&3 >/dev/null 2>&1; kill -TERM 0 ) </dev/null >/dev/null 2>&1 &
+fi
 exec sh -c "$1" </dev/null 3<&-`;
 
 export interface GroupSpawnOptions {
@@ -28,6 +46,8 @@ export interface GroupSpawnOptions {
   env: Record<string, string>;
   /** Shown as the shell's `$0` (in `ps`). */
   label?: string;
+  /** After the engine died: how long the group has between SIGTERM and SIGKILL (default 5 s). */
+  killAfterMs?: number;
 }
 
 /**
@@ -37,7 +57,13 @@ export interface GroupSpawnOptions {
  */
 export function spawnGroup(command: string, options: GroupSpawnOptions): Deno.ChildProcess {
   return new Deno.Command("sh", {
-    args: ["-c", LIFELINE, options.label ?? "engine-worker", command],
+    args: [
+      "-c",
+      LIFELINE,
+      options.label ?? "engine-worker",
+      command,
+      String(Math.max(1, Math.ceil((options.killAfterMs ?? 5000) / 100))),
+    ],
     cwd: options.cwd,
     env: options.env,
     stdin: "piped",

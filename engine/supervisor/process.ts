@@ -260,6 +260,7 @@ export class SupervisedWorker {
         cwd: loaded.folder,
         env: { ...loaded.manifest.env, ...env },
         label: `engine-worker:${this.name}`,
+        killAfterMs: this.#s.stopGraceMs,
       });
     } catch (error) {
       return this.#cannotRun(`Cannot start worker "${this.name}": ${(error as Error).message}`);

@@ -112,7 +112,7 @@ Deno.test("SupervisedWorker.stop() ends the worker's whole process group", async
         await eventually(() => w.describe().tail.includes("started"), "the worker's output");
         const { pid, status } = w.describe();
         assert.equal(status, "running");
-        assert.ok(pid !== null && groupPids(pid).length >= 3, "sh, two sleeps, the lifeline");
+        assert.ok(pid !== null && groupPids(pid).length >= 3, "sh and two sleeps");
         await w.stop();
         assert.deepEqual(groupPids(pid), []);
         assert.equal(w.describe().status, "stopped");
