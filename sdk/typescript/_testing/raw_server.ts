@@ -21,6 +21,8 @@ export interface RawConnection {
   frames: RawFrame[];
   /** Writes a server frame (unmasked). */
   send(opcode: number, payload: Uint8Array | string, fin?: boolean): Promise<void>;
+  /** Writes raw bytes (several frames at once, say). */
+  write(bytes: Uint8Array): Promise<void>;
   /** Resolves with the next frame matching `pred` (including ones already received). */
   waitFrame(pred: (f: RawFrame) => boolean, timeoutMs?: number): Promise<RawFrame>;
   /** Resolves when the client closed the TCP connection. */
@@ -105,6 +107,9 @@ async function serve(conn: Deno.Conn, onReady: (c: RawConnection) => void): Prom
     async send(opcode, payload, fin = true) {
       const bytes = typeof payload === "string" ? enc.encode(payload) : payload;
       await conn.write(encodeFrame(opcode, bytes, false, fin));
+    },
+    async write(bytes) {
+      for (let done = 0; done < bytes.length;) done += await conn.write(bytes.subarray(done));
     },
     waitFrame(pred, timeoutMs = 3000) {
       return waitUntil(() => frames.find(pred), (wake) => waiters.push(wake), timeoutMs, "frame");

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { type MessageData, WebSocketClient } from "./client.ts";
 import { HandshakeError } from "./handshake.ts";
-import { FrameError, Opcode } from "./frame.ts";
+import { encodeFrame, FrameError, Opcode } from "./frame.ts";
 import { startRawServer } from "../_testing/raw_server.ts";
+
+const enc = new TextEncoder();
 
 interface EchoServer {
   url: string;
@@ -164,6 +166,50 @@ Deno.test("WebSocketClient answers pings, reassembles fragments and masks its fr
     ws.ping(new Uint8Array(3));
     const ping = await conn.waitFrame((f) => f.opcode === Opcode.Ping && f.payload.length === 3);
     assert.equal(ping.masked, true);
+  } finally {
+    ws.terminate();
+    await ws.closed;
+    await server.close();
+  }
+});
+
+Deno.test("WebSocketClient keeps a burst of frames split across reads intact", async () => {
+  // The client keeps read chunks without copying them until a frame is complete: this holds
+  // only while the runtime gives every read its own buffer.
+  const server = startRawServer();
+  const ws = await WebSocketClient.connect(server.url);
+  const conn = await server.connection(0);
+  try {
+    const expected = Array.from(
+      { length: 400 },
+      (_, i) => `${i}:` + String.fromCharCode(97 + (i % 26)).repeat((i * 7919) % 20_000),
+    );
+    const received: MessageData[] = [];
+    const all = new Promise<void>((resolve) => {
+      ws.onmessage = (m) => {
+        received.push(m);
+        if (received.length === expected.length + 1) resolve();
+      };
+    });
+    const burst = expected.map((text) => encodeFrame(Opcode.Text, enc.encode(text), false));
+    const bytes = new Uint8Array(burst.reduce((n, f) => n + f.length, 0));
+    burst.reduce((offset, f) => (bytes.set(f, offset), offset + f.length), 0);
+    await conn.send(Opcode.Text, "start"); // the first message: nothing is buffered yet
+    await conn.write(bytes);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      all,
+      new Promise((_, reject) =>
+        timer = setTimeout(
+          () => reject(new Error(`only ${received.length} of ${expected.length + 1} messages`)),
+          10_000,
+        )
+      ),
+    ]).finally(() => clearTimeout(timer));
+    assert.equal(received[0], "start");
+    for (let i = 1; i < expected.length; i++) {
+      assert.ok(received[i] === expected[i - 1], `message ${i - 1} intact`);
+    }
   } finally {
     ws.terminate();
     await ws.closed;
