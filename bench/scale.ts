@@ -62,6 +62,12 @@ export interface ScaleResults {
   functionsRss: { functions: number; rssKb: number }[];
   workers: CallPoint[];
   functions: (CallPoint & { registerMs: number; added: number; listMs: number })[];
+  /**
+   * The smallest points measured again at the end (functions unregistered, then connections
+   * closed, back down to them): against drift, flatness compares the largest point with the
+   * mean of both measurements of the smallest.
+   */
+  again: { functions?: CallPoint; workers?: CallPoint };
   workersListMs: number;
   routes: { n: number; p50: number; p99: number; readyMs: number }[];
 }
@@ -131,6 +137,8 @@ async function callCurves(results: ScaleResults): Promise<void> {
   const swarm = startSwarm(engine.url);
   try {
     await worker.waitFor(/^ready$/);
+    // Unmeasured: the engine's first calls run its code paths cold.
+    await measureCall(engine.url, 0);
     for (const n of points.workers) {
       await command(swarm, `connect ${n}`);
       results.workers.push(await measureCall(engine.url, n));
@@ -149,6 +157,11 @@ async function callCurves(results: ScaleResults): Promise<void> {
     const lists: number[] = [];
     for (let i = 0; i < 3; i++) lists.push(await command(swarm, "list workers"));
     results.workersListMs = median(lists);
+    await command(swarm, `unregister ${points.functions[0]}`);
+    results.again.functions = await measureCall(engine.url, points.functions[0]!);
+    await command(swarm, `disconnect ${points.workers[0]}`);
+    await sleep(settleMs);
+    results.again.workers = await measureCall(engine.url, points.workers[0]!);
   } finally {
     await swarm.stop();
     await worker.stop();
@@ -204,6 +217,7 @@ const results: ScaleResults = {
   functions: [],
   workersListMs: NaN,
   routes: [],
+  again: {},
 };
 await memoryCurve(results);
 await callCurves(results);

@@ -8,6 +8,9 @@
  *   register <n>   register functions bench::f<i> until there are n, spread
  *                  over the open connections; answered once the engine has
  *                  handled every frame (a ping per connection) → `registered <n> ms=<t>`
+ *   unregister <n> unregister functions from the last one down, until there are n → `registered <n> ms=<t>`
+ *   disconnect <n> close connections from the last one down, until there are n (their
+ *                  functions go with them)                     → `connected <n> ms=<t>`
  *   list <what>    call engine::<what>::list (functions, workers) → `listed <count> ms=<t>`
  *
  * @module
@@ -33,6 +36,14 @@ class Conn {
 
   send(frame: unknown): void {
     this.#ws.send(JSON.stringify(frame));
+  }
+
+  /** Closes the connection; resolves once it is closed. */
+  close(): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#ws.onclose = () => resolve();
+    this.#ws.close();
+    return promise;
   }
 
   /** Resolves with the first frame `match` accepts. */
@@ -76,6 +87,23 @@ async function register(n: number): Promise<void> {
   }));
 }
 
+async function unregister(n: number): Promise<void> {
+  for (; functions > n; functions--) {
+    const i = functions - 1;
+    conns[i % conns.length]!.send({ type: "unregisterfunction", id: `bench::f${i}` });
+  }
+  await Promise.all(conns.map((c) => {
+    const pong = c.next((f) => f.type === "pong");
+    c.send({ type: "ping" });
+    return pong;
+  }));
+}
+
+async function disconnect(n: number): Promise<void> {
+  const gone = conns.splice(Math.max(n, 0));
+  await Promise.all(gone.map((c) => c.close()));
+}
+
 async function list(what: string): Promise<number> {
   if (conns.length === 0) await connect(1);
   const conn = conns[0]!;
@@ -115,6 +143,12 @@ for await (const line of lines()) {
   } else if (command === "register") {
     await register(Number(arg));
     console.log(`${tag} registered ${functions} ${ms()}`);
+  } else if (command === "unregister") {
+    await unregister(Number(arg));
+    console.log(`${tag} registered ${functions} ${ms()}`);
+  } else if (command === "disconnect") {
+    await disconnect(Number(arg));
+    console.log(`${tag} connected ${conns.length} ${ms()}`);
   } else if (command === "list") {
     const count = await list(arg ?? "functions");
     console.log(`${tag} listed ${count} ${ms()}`);
