@@ -118,7 +118,8 @@ add     A folder: reads its engine.worker.yaml, runs its scripts.install in
         waits until the worker's functions are registered.
 remove  Removes the worker from the config file; a running engine stops it.
 list    The config's workers: kind, status (installing, running, crashed,
-        stopped), pid, number of functions.
+        failed: a built-in worker that could not start, stopped), pid,
+        number of functions, and why a worker cannot run.
 
 Options:
   -c, --config <file>   config file (default engine-config.yaml)
