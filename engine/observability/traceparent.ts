@@ -12,8 +12,43 @@ export interface TraceContext {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
+/** Offsets of the three dashes of `vv-<32 hex>-<16 hex>-ff` (55 characters). */
+const DASHES = [2, 35, 52];
+
+/**
+ * Whether `value` is a traceparent in canonical form (lower-case, no
+ * surrounding space) with ids that are not all zeros: one pass over its 55
+ * characters, for the contexts the engine and the SDKs write themselves on
+ * every call. Anything else goes through the regular expression.
+ */
+function canonical(value: string): boolean {
+  if (value.length !== 55) return false;
+  let traceNonZero = false;
+  let spanNonZero = false;
+  for (let i = 0; i < 55; i++) {
+    const c = value.charCodeAt(i);
+    if (i === 2 || i === 35 || i === 52) {
+      if (c !== 45) return false; // "-"
+      continue;
+    }
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false; // 0-9, a-f
+    if (c !== 48) {
+      if (i > 2 && i < 35) traceNonZero = true;
+      else if (i > 35 && i < 52) spanNonZero = true;
+    }
+  }
+  return traceNonZero && spanNonZero && !value.startsWith("ff");
+}
+
 export function parseTraceparent(value: string | undefined | null): TraceContext | undefined {
   if (!value) return undefined;
+  if (canonical(value)) {
+    return {
+      traceId: value.slice(DASHES[0]! + 1, DASHES[1]),
+      spanId: value.slice(DASHES[1]! + 1, DASHES[2]),
+      flags: value.slice(DASHES[2]! + 1),
+    };
+  }
   const m = TRACEPARENT.exec(value.trim().toLowerCase());
   if (!m || m[1] === "ff") return undefined;
   const traceId = m[2]!;
