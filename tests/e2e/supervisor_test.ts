@@ -288,7 +288,7 @@ Deno.test("stopping the engine leaves no process of its workers behind", async (
         const code = await r.engine.stop(signal);
         assert.equal(code, signal === "SIGTERM" ? 0 : 137);
         // SIGTERM: the engine stops them before exiting. SIGKILL: the lifeline does.
-        await eventually(() => groupPids(pid).length === 0, `group ${pid} gone`, 10_000);
+        await eventually(() => groupPids(pid).length === 0, `group ${pid} gone`, 20_000);
         assert.deepEqual(before.filter(alive), [], "every process is gone");
       } finally {
         await r.stop();
