@@ -215,7 +215,7 @@ export class Engine {
       traceId,
       spanId,
       parentSpanId: parent?.spanId,
-      traced: this.#traced(req, target, parent !== undefined),
+      traced: this.#traced(req, target, decision.info, parent !== undefined),
       settle,
     };
     this.invocations.add(inv);
@@ -234,9 +234,8 @@ export class Engine {
 
   /** The outcome of a call, from the worker that ran it. Results from anyone else are dropped. */
   settle(invocationId: string, fromWorkerId: string, outcome: Outcome): boolean {
-    const inv = this.invocations.get(invocationId);
-    if (!inv || inv.target !== fromWorkerId) return false;
-    this.invocations.take(invocationId);
+    const inv = this.invocations.take(invocationId, fromWorkerId);
+    if (!inv) return false;
     this.#finish(inv, outcome);
     return true;
   }
@@ -252,10 +251,9 @@ export class Engine {
    * `internal`, nor calls without a trace context to built-in workers (the
    * CLI's and the console's reads), as in the reference.
    */
-  #traced(req: CallRequest, target: WorkerConn, hasParent: boolean): boolean {
+  #traced(req: CallRequest, target: WorkerConn, info: FunctionInfo, hasParent: boolean): boolean {
     if (req.trace === false) return false;
-    const info = this.functions.replicas(req.functionId).find((r) => r.owner === target.id)?.info;
-    if (info?.metadata?.internal === true) return false;
+    if (info.metadata?.internal === true) return false;
     return hasParent || target.kind !== "builtin";
   }
 

@@ -72,10 +72,14 @@ export class Invocations {
     if (inv.deadline < this.#timerAt) this.#arm(inv.deadline);
   }
 
-  /** Removes and returns the invocation, or undefined if it already ended. */
-  take(id: string): Invocation | undefined {
+  /**
+   * Removes and returns the invocation, or undefined if it already ended.
+   * With `target`, only a call that worker runs is removed (a result from
+   * anyone else leaves it in flight).
+   */
+  take(id: string, target?: string): Invocation | undefined {
     const inv = this.#pending.get(id);
-    if (!inv) return undefined;
+    if (!inv || (target !== undefined && inv.target !== target)) return undefined;
     this.#pending.delete(id);
     const set = this.#byTarget.get(inv.target);
     if (set) {

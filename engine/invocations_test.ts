@@ -74,6 +74,9 @@ Deno.test("Invocations keeps per-target counts and forgets a call once taken", (
   assert.equal(invocations.take("a")?.id, "a");
   assert.equal(invocations.take("a"), undefined, "a call ends once");
   assert.equal(invocations.inFlight("w1"), 1);
+  assert.equal(invocations.take("c", "w1"), undefined, "only the worker running it ends it");
+  assert.equal(invocations.inFlight("w2"), 1);
+  assert.equal(invocations.take("c", "w2")?.id, "c");
   for (const id of invocations.ids()) invocations.take(id);
   assert.equal(invocations.size, 0);
 });

@@ -5,10 +5,11 @@
  *
  * @module
  */
-import type { FunctionRegistry } from "./registry/functions.ts";
+import type { FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
 
+/** Where the call goes, with what the owner registered the function with. */
 export type RouteOutcome<O> =
-  | { kind: "routed"; owner: O }
+  | { kind: "routed"; owner: O; info: FunctionInfo }
   | { kind: "not_found" };
 
 export function route<O>(
@@ -20,16 +21,15 @@ export function route<O>(
   const replicas = registry.replicas(functionId);
   const n = replicas.length;
   if (n === 0) return { kind: "not_found" };
-  if (n === 1) return { kind: "routed", owner: replicas[0]!.owner };
-  let best = replicas[tick % n]!.owner;
-  let bestLoad = inFlight(best);
+  let best = replicas[tick % n]!;
+  let bestLoad = n === 1 ? 0 : inFlight(best.owner);
   for (let k = 1; k < n && bestLoad > 0; k++) {
-    const owner = replicas[(tick + k) % n]!.owner;
-    const load = inFlight(owner);
+    const replica = replicas[(tick + k) % n]!;
+    const load = inFlight(replica.owner);
     if (load < bestLoad) {
-      best = owner;
+      best = replica;
       bestLoad = load;
     }
   }
-  return { kind: "routed", owner: best };
+  return { kind: "routed", owner: best.owner, info: best.info };
 }
