@@ -178,12 +178,14 @@ export class WebSocketSession implements Peer {
     if (f.baggage) req.baggage = f.baggage;
     if (f.metadata !== undefined) req.metadata = f.metadata;
     const callerId = f.invocation_id;
+    // The answer needs the ids only: a closure over `f` would keep its payload alive until then.
+    const functionId = f.function_id;
     if (f.action?.type === "enqueue") {
       enqueue(
         engine,
         req,
         f.action.queue,
-        (o) => callerId && this.#result(callerId, f.function_id, o),
+        (o) => callerId && this.#result(callerId, functionId, o),
       );
       return;
     }
@@ -195,7 +197,7 @@ export class WebSocketSession implements Peer {
       });
       return;
     }
-    engine.invoke(req, (o) => this.#result(callerId, f.function_id, o));
+    engine.invoke(req, (o) => this.#result(callerId, functionId, o));
   }
 
   #result(invocationId: string, functionId: string, o: Outcome): void {
