@@ -12,6 +12,7 @@ import {
   type ErrorBody,
   type FunctionHandler,
   type FunctionOptions,
+  type InvocationContext,
   type Logger,
   type TriggerBinding,
   type TriggerTypeProvider,
@@ -58,15 +59,16 @@ export class BuiltinPeer implements Peer {
     }
     const controller = new AbortController();
     this.#running.set(call.invocationId, controller);
-    const ctx = {
+    // Field by field, as the sessions build their frames: no temporary object per optional field.
+    const ctx: InvocationContext = {
       functionId: call.functionId,
       invocationId: call.invocationId,
       signal: controller.signal,
-      ...(call.traceparent ? { traceparent: call.traceparent } : {}),
-      ...(call.baggage ? { baggage: call.baggage } : {}),
-      ...(call.metadata !== undefined ? { metadata: call.metadata } : {}),
-      ...(call.callerWorkerId ? { callerWorkerId: call.callerWorkerId } : {}),
     };
+    if (call.traceparent) ctx.traceparent = call.traceparent;
+    if (call.baggage) ctx.baggage = call.baggage;
+    if (call.metadata !== undefined) ctx.metadata = call.metadata;
+    if (call.callerWorkerId) ctx.callerWorkerId = call.callerWorkerId;
     // Run on a later microtask so a handler never re-enters the caller's stack.
     Promise.resolve().then(() => handler(call.data, ctx)).then(
       (result) => this.#engine.settle(call.invocationId, workerId, { ok: true, result }),
