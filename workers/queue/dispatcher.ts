@@ -74,7 +74,9 @@ export class Dispatcher {
   #timer: unknown;
   #timerAt = Infinity;
   #planning = false;
-  #planAgain = false;
+  /** What the running or next planning pass looks at: every queue, or just these. */
+  #planAll = false;
+  #planQueues = new Set<string>();
   #busy = 0;
   #idle: (() => void)[] = [];
   #stopping = false;
@@ -180,7 +182,8 @@ export class Dispatcher {
       this.#o.log.error(`Cannot claim messages of queue "${queue}": ${messageOf(error)}`);
     } finally {
       state.pumping = false;
-      this.#plan();
+      // Only this queue's due times changed: the others' are planned already.
+      this.#plan(queue);
       this.#done();
     }
   }
@@ -292,26 +295,34 @@ export class Dispatcher {
     });
   }
 
-  /** Sets the one timer for when the next message comes due (coalesced). */
-  #plan(): void {
+  /**
+   * Sets the one timer for when the next message of `queue` (of every queue
+   * when none is named) comes due, at the latest one poll from now
+   * (coalesced). The timer only ever moves earlier, and when it fires it
+   * plans every queue again, so planning one queue leaves the others' due
+   * times covered.
+   */
+  #plan(queue?: string): void {
     if (this.#stopping) return;
-    if (this.#planning) {
-      this.#planAgain = true;
-      return;
-    }
+    if (queue === undefined) this.#planAll = true;
+    else this.#planQueues.add(queue);
+    if (this.#planning) return;
     this.#planning = true;
     this.#busy++;
     (async () => {
-      do {
-        this.#planAgain = false;
+      while ((this.#planAll || this.#planQueues.size > 0) && !this.#stopping) {
+        const queues = this.#planAll ? [...this.#queues.keys()] : [...this.#planQueues];
+        this.#planAll = false;
+        this.#planQueues.clear();
         let next = this.#clock.now() + (this.#o.pollMs ?? 1000);
-        for (const [queue, state] of this.#queues) {
+        for (const queue of queues) {
+          const state = this.#state(queue);
           if (state.pumping || state.inFlight >= this.#o.settingsOf(queue).concurrency) continue;
           const due = await this.#o.store.nextDue(queue);
           if (due !== undefined && due < next) next = due;
         }
         this.#arm(next);
-      } while (this.#planAgain && !this.#stopping);
+      }
     })().catch((error) => {
       this.#o.log.error(`Cannot plan the next deliveries: ${messageOf(error)}`);
       this.#arm(this.#clock.now() + (this.#o.pollMs ?? 1000));
