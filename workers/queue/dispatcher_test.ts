@@ -181,8 +181,12 @@ Deno.test("Dispatcher stop() releases deliveries in flight without using an atte
   });
   const again = h.store.claim("jobs", h.clock.now(), 10, h.clock.now() + 1);
   assert.deepEqual(again.map((m) => [m.data, m.attempts]), [["a", 0], ["b", 0]]);
-  // After stop() nothing more is claimed.
+  // After stop() nothing more is claimed: both messages are due again, and a notice claims none.
+  await h.advance(2);
   h.dispatcher.notify("jobs");
+  await h.dispatcher.idle();
+  assert.equal(h.calls.all.length, 2);
+  assert.equal(h.store.counts("jobs", h.clock.now()).inFlight, 0);
   assert.equal(h.clock.pending, 0);
 });
 
