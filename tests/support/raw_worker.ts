@@ -44,8 +44,11 @@ export class RawWorker {
     return w;
   }
 
-  send(frame: Frame | string): void {
-    this.socket.send(typeof frame === "string" ? frame : JSON.stringify(frame));
+  /** Sends a frame as JSON text; text and bytes go as they are (a text or a binary message). */
+  send(frame: Frame | string | Uint8Array): void {
+    this.socket.send(
+      typeof frame === "string" || frame instanceof Uint8Array ? frame : JSON.stringify(frame),
+    );
   }
 
   /** The first already-received or future frame matching `match`. */
