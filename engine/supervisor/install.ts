@@ -138,6 +138,8 @@ export async function install(
     });
     const abort = () => killGroup(child.pid, 2000);
     options.signal?.addEventListener("abort", abort, { once: true });
+    // A stop that came while the manifest was read and hashed: no abort event follows it.
+    if (options.signal?.aborted) abort();
     const output = Promise.all([readLines(child.stdout, onLine), readLines(child.stderr, onLine)]);
     const status = await child.status;
     options.signal?.removeEventListener("abort", abort);

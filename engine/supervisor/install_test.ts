@@ -100,14 +100,30 @@ Deno.test("install() without an install script does nothing", async () => {
   }
 });
 
+Deno.test("install() with a signal aborted before the script starts does not run it to the end", async () => {
+  const { root, folder, cacheDir } = await setup("sleep 300");
+  try {
+    const abort = new AbortController();
+    abort.abort();
+    const t0 = Date.now();
+    const result = await install(await loadManifest(folder), { cacheDir, signal: abort.signal });
+    assert.equal(result.kind, "failed");
+    assert.ok(Date.now() - t0 < 60_000, `took ${Date.now() - t0} ms`);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("install() aborted kills the install and whatever it started", async () => {
-  const { root, folder, cacheDir } = await setup("sleep 300 & echo $! > bg.pid; sleep 300");
+  const { root, folder, cacheDir } = await setup(
+    "sleep 300 & echo $! > bg.pid; echo started; sleep 300",
+  );
   try {
     const abort = new AbortController();
     const pending = install(await loadManifest(folder), {
       cacheDir,
       signal: abort.signal,
-      onStart: () => setTimeout(() => abort.abort(), 300),
+      onLine: (line) => line === "started" && abort.abort(),
     });
     const result = await pending;
     assert.equal(result.kind, "failed");
