@@ -249,7 +249,7 @@ export class Worker {
         if (done) return;
         done = true;
         this.#triggers.delete(id);
-        this.#sendOrQueue({ type: "unregistertrigger", id, trigger_type: trigger.type });
+        this.#send({ type: "unregistertrigger", id, trigger_type: trigger.type });
       },
     };
   }
@@ -439,7 +439,7 @@ export class Worker {
         this.#calls.settle(msg);
         return;
       case "registertrigger":
-        void this.#types.register(msg).then((answer) => this.#sendOrQueue(answer));
+        void this.#types.register(msg).then((answer) => this.#send(answer));
         return;
       case "unregistertrigger":
         void this.#types.unregister(msg);
@@ -464,7 +464,7 @@ export class Worker {
   #onInvoke(msg: Record<string, unknown>): void {
     if (this.#shutdown) {
       if (typeof msg.invocation_id !== "string") return;
-      this.#sendOrQueue({
+      this.#send({
         type: "invocationresult",
         invocation_id: msg.invocation_id,
         function_id: msg.function_id,
@@ -475,19 +475,23 @@ export class Worker {
     const handler = this.#functions.get(String(msg.function_id))?.handler;
     const run: Promise<void> = runInvocation(msg, handler, this).then((text) => {
       this.#inflight.delete(run);
-      if (text !== undefined) this.#sendOrQueue(text);
+      if (text !== undefined) this.#send(text);
     });
     this.#inflight.add(run);
   }
 
-  /** Sends if connected, else drops: registrations, which the next open replays. */
-  #send(frame: Frame): void {
-    this.#conn.send(JSON.stringify(frame));
+  /**
+   * Sends if connected, else drops: registrations, which the next open
+   * replays, and everything that answers the current connection (results,
+   * registration answers, `unregistertrigger`), which the engine forgets with
+   * it: a new connection could not deliver them.
+   */
+  #send(frame: Frame | string): void {
+    this.#conn.send(typeof frame === "string" ? frame : JSON.stringify(frame));
   }
 
-  /** Sends if connected, else queues for the next connection (not after shutdown). */
-  #sendOrQueue(frame: Frame | string, invocationId?: string): void {
-    const text = typeof frame === "string" ? frame : JSON.stringify(frame);
+  /** Sends a `trigger()` call if connected, else queues it for the next connection (not after shutdown). */
+  #sendOrQueue(text: string, invocationId?: string): void {
     if (this.#conn.send(text) || this.#shutdown) return;
     this.#outbox.push({ text, invocationId });
   }

@@ -1640,7 +1640,7 @@ var Worker = class {
         if (done) return;
         done = true;
         this.#triggers.delete(id);
-        this.#sendOrQueue({
+        this.#send({
           type: "unregistertrigger",
           id,
           trigger_type: trigger.type
@@ -1822,7 +1822,7 @@ var Worker = class {
         this.#calls.settle(msg);
         return;
       case "registertrigger":
-        void this.#types.register(msg).then((answer) => this.#sendOrQueue(answer));
+        void this.#types.register(msg).then((answer) => this.#send(answer));
         return;
       case "unregistertrigger":
         void this.#types.unregister(msg);
@@ -1844,7 +1844,7 @@ var Worker = class {
   #onInvoke(msg) {
     if (this.#shutdown) {
       if (typeof msg.invocation_id !== "string") return;
-      this.#sendOrQueue({
+      this.#send({
         type: "invocationresult",
         invocation_id: msg.invocation_id,
         function_id: msg.function_id,
@@ -1858,17 +1858,21 @@ var Worker = class {
     const handler = this.#functions.get(String(msg.function_id))?.handler;
     const run = runInvocation(msg, handler, this).then((text) => {
       this.#inflight.delete(run);
-      if (text !== void 0) this.#sendOrQueue(text);
+      if (text !== void 0) this.#send(text);
     });
     this.#inflight.add(run);
   }
-  /** Sends if connected, else drops: registrations, which the next open replays. */
+  /**
+   * Sends if connected, else drops: registrations, which the next open
+   * replays, and everything that answers the current connection (results,
+   * registration answers, `unregistertrigger`), which the engine forgets with
+   * it: a new connection could not deliver them.
+   */
   #send(frame) {
-    this.#conn.send(JSON.stringify(frame));
+    this.#conn.send(typeof frame === "string" ? frame : JSON.stringify(frame));
   }
-  /** Sends if connected, else queues for the next connection (not after shutdown). */
-  #sendOrQueue(frame, invocationId) {
-    const text = typeof frame === "string" ? frame : JSON.stringify(frame);
+  /** Sends a `trigger()` call if connected, else queues it for the next connection (not after shutdown). */
+  #sendOrQueue(text, invocationId) {
     if (this.#conn.send(text) || this.#shutdown) return;
     this.#outbox.push({
       text,
