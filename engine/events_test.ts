@@ -137,7 +137,12 @@ Deno.test("engine::events refuses an invalid config, naming the field", async ()
         registered_triggers: { function_id: string; status: string; error: string | null }[];
       }).registered_triggers.find((t) => t.function_id === "probe::events");
     let trigger = await list();
-    while (trigger?.status === "pending") trigger = await list();
+    const deadline = Date.now() + 10_000;
+    while (trigger?.status === "pending") {
+      assert.ok(Date.now() < deadline, "the probe::events trigger stayed pending");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      trigger = await list();
+    }
     assert.equal(trigger?.status, "failed");
     assert.match(trigger?.error ?? "", /Invalid engine::events trigger config: field "kinds\.0"/);
   });

@@ -57,7 +57,11 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** Waits until the functions are registered and every trigger is accepted (routes are live). */
 async function settled(link: EngineLink, functions: string[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
   for (;;) {
+    if (Date.now() > deadline) {
+      throw new Error(`Functions ${functions.join(", ")} and their triggers not live within 30 s`);
+    }
     const [{ functions: fns }, { registered_triggers: triggers }] = await Promise.all([
       link.call("engine::functions::list", {}) as Promise<{ functions: { function_id: string }[] }>,
       link.call("engine::registered-triggers::list", {}) as Promise<{
@@ -66,6 +70,7 @@ async function settled(link: EngineLink, functions: string[]): Promise<void> {
     ]);
     const ids = new Set(fns.map((f) => f.function_id));
     if (functions.every((f) => ids.has(f)) && triggers.every((t) => t.status === "active")) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

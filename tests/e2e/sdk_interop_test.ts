@@ -92,10 +92,14 @@ Deno.test("SDK replicas are balanced, and when one is killed the other takes eve
   const caller = await RawWorker.connect(engine.url);
   try {
     await waitForFunctions(caller, ["rep::whoami"]);
-    let list;
-    do {
-      list = await caller.call("engine::functions::list", { prefix: "rep::whoami" });
-    } while (list.result.functions[0].replicas < 2);
+    const deadline = Date.now() + 15_000;
+    while (
+      (await caller.call("engine::functions::list", { prefix: "rep::whoami" })).result
+        .functions[0].replicas < 2
+    ) {
+      assert.ok(Date.now() < deadline, "the second replica of rep::whoami did not register");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const pids = new Set<number>();
     for (let i = 0; i < 10; i++) pids.add((await caller.call("rep::whoami", {})).result.pid);
     assert.deepEqual([...pids].sort(), [a.pid, b.pid].sort(), "both replicas served");
