@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallOptions, LogEntry, Logger } from "../../engine/api.ts";
+import type { CallOptions, LogEntry, Logger, SpanRecord } from "../../engine/api.ts";
 import { CallError } from "../../engine/api.ts";
 import { type HttpConfig, parseHttpConfig } from "./config.ts";
 import { configuredApp } from "./mod.ts";
@@ -61,6 +61,8 @@ export function testApp(options: {
   const config: HttpConfig = parseHttpConfig(options.config ?? {});
   const functions = options.functions ?? {};
   const calls: { functionId: string; payload: unknown; options: CallOptions }[] = [];
+  /** The request spans the app recorded. */
+  const spans: SpanRecord[] = [];
   const log = new MemoryLogger();
   const routes = new LiveRoutes();
   let n = 0;
@@ -95,8 +97,9 @@ export function testApp(options: {
       },
     },
     log,
+    recordSpan: (span) => spans.push(span),
   });
-  return { app, calls, log, limiter, routes, stopping };
+  return { app, calls, log, limiter, routes, stopping, spans };
 }
 
 /** Fails `promise` with `invocation_timeout` after `ms`, as the engine's call does. */

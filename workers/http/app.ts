@@ -15,7 +15,7 @@ import { Code, errorReply, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
-import { traceparentFor } from "./trace.ts";
+import { traceFor } from "./trace.ts";
 import { type RequestFacts, requestSpan } from "./request_span.ts";
 import { type RequestScope, Scopes } from "./scope.ts";
 
@@ -66,17 +66,16 @@ export function createApp(options: AppOptions): Hono {
         { headers: { allow: match.allow.join(", ") } },
       );
     }
-    const inbound = request.headers.get("traceparent");
+    const trace = traceFor(request.headers.get("traceparent"));
     const scope = scopes.open(arrived, {
-      traceparent: traceparentFor(inbound),
+      traceparent: trace.traceparent,
       baggage: request.headers.get("baggage"),
     });
     const facts: RequestFacts = {
       method: request.method,
       route: match.route.pattern,
       path,
-      inbound,
-      traceparent: scope.traceparent,
+      trace,
       start: Date.now(),
     };
     let response: Response;
@@ -119,9 +118,7 @@ function record(
   facts: RequestFacts,
   outcome: { response: Response } | { error: unknown },
 ): void {
-  if (!options.recordSpan) return;
-  const span = requestSpan(facts, outcome);
-  if (span) options.recordSpan(span);
+  options.recordSpan?.(requestSpan(facts, outcome));
 }
 
 async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void> {

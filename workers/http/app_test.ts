@@ -385,7 +385,7 @@ Deno.test("app serves HEAD from a GET route without a body", async () => {
 });
 
 Deno.test("app continues an inbound traceparent and passes baggage on", async () => {
-  const { app, calls } = testApp({
+  const { app, calls, spans } = testApp({
     functions: { h: () => ok() },
     triggers: [{ function_id: "h", config: { api_path: "/x" } }],
   });
@@ -395,4 +395,16 @@ Deno.test("app continues an inbound traceparent and passes baggage on", async ()
   assert.match(sent, /^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
   assert.notEqual(sent, inbound);
   assert.equal(calls[0]!.options.baggage, "user=ada");
+  // The request's span: the calls' parent, under the caller's span.
+  assert.equal(spans.length, 1);
+  assert.equal(spans[0]!.traceId, "4bf92f3577b34da6a3ce929d0e0e4736");
+  assert.equal(spans[0]!.spanId, sent.slice(36, 52));
+  assert.equal(spans[0]!.parentSpanId, "00f067aa0ba902b7");
+
+  // Without an inbound header the request's span starts a trace.
+  await app.request("/x");
+  const fresh = calls[1]!.options.traceparent!;
+  assert.equal(spans[1]!.traceId, fresh.slice(3, 35));
+  assert.equal(spans[1]!.spanId, fresh.slice(36, 52));
+  assert.equal(spans[1]!.parentSpanId, undefined);
 });

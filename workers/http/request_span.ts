@@ -8,6 +8,7 @@
  */
 import type { SpanRecord } from "../../engine/api.ts";
 import { HttpError } from "./errors.ts";
+import type { RequestTrace } from "./trace.ts";
 
 export interface RequestFacts {
   method: string;
@@ -15,25 +16,18 @@ export interface RequestFacts {
   route: string;
   /** The path as requested. */
   path: string;
-  /** The request's own `traceparent` header, if any. */
-  inbound: string | null;
-  /** The trace context the request's calls carry. */
-  traceparent: string;
+  /** The request's trace context (its calls carry `trace.traceparent`). */
+  trace: RequestTrace;
   /** Milliseconds since the epoch. */
   start: number;
 }
-
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
 /** The request's span, from how it ended: a response or the error turned into one. */
 export function requestSpan(
   facts: RequestFacts,
   outcome: { response: Response } | { error: unknown },
-): SpanRecord | undefined {
-  // The request's own context is the worker's making: checked, then cut, not matched.
-  if (!TRACEPARENT.test(facts.traceparent)) return undefined;
-  const traceId = facts.traceparent.slice(3, 35);
-  const spanId = facts.traceparent.slice(36, 52);
+): SpanRecord {
+  const { traceId, spanId, parentSpanId } = facts.trace;
   const status = "response" in outcome
     ? outcome.response.status
     : outcome.error instanceof HttpError
@@ -45,21 +39,6 @@ export function requestSpan(
     "url.path": facts.path,
     "http.response.status_code": status,
   };
-  const parent = facts.inbound === null
-    ? undefined
-    : TRACEPARENT.exec(facts.inbound.trim().toLowerCase());
-  if (status < 500 && (!parent || parent[1] !== traceId)) {
-    return {
-      traceId,
-      spanId,
-      kind: "http",
-      name: `${facts.method} ${facts.route}`,
-      start: facts.start,
-      durationMs: Date.now() - facts.start,
-      status: "ok",
-      attributes,
-    };
-  }
   const failed = status >= 500;
   const error = "error" in outcome && failed
     ? outcome.error instanceof HttpError
@@ -72,7 +51,7 @@ export function requestSpan(
   return {
     traceId,
     spanId,
-    ...(parent && parent[1] === traceId ? { parentSpanId: parent[2]! } : {}),
+    ...(parentSpanId ? { parentSpanId } : {}),
     kind: "http",
     name: `${facts.method} ${facts.route}`,
     start: facts.start,

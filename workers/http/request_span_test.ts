@@ -7,8 +7,11 @@ const facts = {
   method: "POST",
   route: "/orders/:id",
   path: "/orders/7",
-  inbound: null,
-  traceparent: `00-${TRACE}-b7ad6b7169203331-01`,
+  trace: {
+    traceparent: `00-${TRACE}-b7ad6b7169203331-01`,
+    traceId: TRACE,
+    spanId: "b7ad6b7169203331",
+  },
   start: Date.now(),
 };
 
@@ -30,7 +33,7 @@ Deno.test("requestSpan() is the request's root span, named by method and route",
 
 Deno.test("requestSpan() continues an inbound trace under the caller's span", () => {
   const span = requestSpan(
-    { ...facts, inbound: `00-${TRACE}-00f067aa0ba902b7-01` },
+    { ...facts, trace: { ...facts.trace, parentSpanId: "00f067aa0ba902b7" } },
     { response: new Response(null, { status: 204 }) },
   );
   assert.equal(span?.parentSpanId, "00f067aa0ba902b7");
