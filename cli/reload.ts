@@ -16,6 +16,7 @@ import {
   type WorkerEntry,
 } from "../engine/config/mod.ts";
 import type { RunningEngine } from "../engine/engine.ts";
+import type { BuiltinFailure } from "../engine/supervisor/functions.ts";
 import type { Supervisor } from "../engine/supervisor/supervisor.ts";
 import { BUILTIN_WORKERS } from "../workers/catalog.ts";
 
@@ -30,14 +31,6 @@ const RESTART_KEYS = new Set<string>([
   "logs",
   "traces",
 ]);
-
-/** A built-in worker of the config that the engine could not start. */
-export interface BuiltinFailure {
-  name: string;
-  error: string;
-  /** Milliseconds since the epoch. */
-  at: number;
-}
 
 export interface ReloaderOptions {
   file: string;

@@ -7,7 +7,7 @@
  */
 
 import type { EngineConfig } from "../engine/config/mod.ts";
-import type { SupervisedView } from "../engine/supervisor/functions.ts";
+import type { BuiltinFailure, SupervisedView } from "../engine/supervisor/functions.ts";
 import { EngineClient, FunctionFailed } from "./engine_url.ts";
 
 /** A worker as `engine::workers::list` shows it (the fields used here). */
@@ -25,17 +25,11 @@ export interface EngineLink {
   client: EngineClient;
   supervised(): Promise<SupervisedView[]>;
   /** Built-in workers of the config the engine could not start (a port in use, say). */
-  failedBuiltins(): Promise<FailedBuiltin[]>;
+  failedBuiltins(): Promise<BuiltinFailure[]>;
+  /** Both of the above from one call, so they describe the same moment. */
+  supervisorList(): Promise<{ workers: SupervisedView[]; failedBuiltins: BuiltinFailure[] }>;
   connected(): Promise<ConnectedWorker[]>;
   close(): Promise<void>;
-}
-
-/** A built-in worker the engine could not start, as `engine::supervisor::list` shows it. */
-export interface FailedBuiltin {
-  name: string;
-  error: string;
-  /** Milliseconds since the epoch. */
-  at: number;
 }
 
 export type LinkResult =
@@ -84,17 +78,18 @@ export async function linkEngine(url: string, file: string): Promise<LinkResult>
   const link: EngineLink = {
     url,
     client,
-    async supervised() {
+    async supervisorList() {
       const r = await client.call("engine::supervisor::list", {}, 10_000) as {
         workers: SupervisedView[];
+        failed_builtins?: BuiltinFailure[];
       };
-      return r.workers;
+      return { workers: r.workers, failedBuiltins: r.failed_builtins ?? [] };
+    },
+    async supervised() {
+      return (await link.supervisorList()).workers;
     },
     async failedBuiltins() {
-      const r = await client.call("engine::supervisor::list", {}, 10_000) as {
-        failed_builtins?: FailedBuiltin[];
-      };
-      return r.failed_builtins ?? [];
+      return (await link.supervisorList()).failedBuiltins;
     },
     async connected() {
       const r = await client.call("engine::workers::list", {}, 10_000) as {

@@ -9,17 +9,12 @@
 
 import { dirname, resolve } from "node:path";
 import type { WorkerEntry } from "../engine/config/mod.ts";
-import type { SupervisedView } from "../engine/supervisor/functions.ts";
+import type { BuiltinFailure, SupervisedView } from "../engine/supervisor/functions.ts";
 import { loadManifest } from "../engine/supervisor/manifest.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 import { parseWorkerArgs, readConfigFile } from "./worker_args.ts";
-import {
-  type ConnectedWorker,
-  engineUrlFor,
-  type FailedBuiltin,
-  linkEngine,
-} from "./worker_engine.ts";
+import { type ConnectedWorker, engineUrlFor, linkEngine } from "./worker_engine.ts";
 
 /** One row of the list. */
 export interface WorkerRow {
@@ -53,12 +48,8 @@ export async function workerList(args: string[], io: Io): Promise<number> {
   let rows: WorkerRow[];
   if (linked.ok) {
     try {
-      rows = joinRows(
-        entries,
-        await linked.link.supervised(),
-        await linked.link.connected(),
-        await linked.link.failedBuiltins(),
-      );
+      const { workers, failedBuiltins } = await linked.link.supervisorList();
+      rows = joinRows(entries, workers, await linked.link.connected(), failedBuiltins);
     } finally {
       await linked.link.close();
     }
@@ -84,7 +75,7 @@ function joinRows(
   entries: WorkerEntry[],
   supervised: SupervisedView[],
   connected: ConnectedWorker[],
-  failed: FailedBuiltin[],
+  failed: BuiltinFailure[],
 ): WorkerRow[] {
   const rows: WorkerRow[] = [];
   const claimed = new Set<string>(["engine", "engine-cli"]);

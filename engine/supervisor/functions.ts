@@ -22,6 +22,14 @@ import { processGroupOf } from "./group.ts";
 import type { WorkerStatus } from "./process.ts";
 import type { Supervisor } from "./supervisor.ts";
 
+/** A built-in worker of the config that the engine could not start (a port in use, say). */
+export interface BuiltinFailure {
+  name: string;
+  error: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
 /** A supervised worker with what the engine knows of its connection. */
 export interface SupervisedView extends WorkerStatus {
   connected: boolean;
@@ -35,7 +43,7 @@ export interface SupervisorFunctionsContext {
   /** The config file the engine runs, absolute. */
   configFile: string;
   /** Built-in workers of the config that failed to start when the config changed. */
-  builtinFailures?: () => { name: string; error: string; at: number }[];
+  builtinFailures?: () => BuiltinFailure[];
 }
 
 /** The connections that belong to supervised worker `status`. */
