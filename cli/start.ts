@@ -19,6 +19,7 @@ import { startEmbeddedConsole } from "./console.ts";
 import { resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
 import type { Io } from "./trigger.ts";
+import { stopSignal } from "./signals.ts";
 
 export function parseStartArgs(args: string[]): { config: string } {
   const { values } = parseCommandArgs("start", {
@@ -108,16 +109,8 @@ async function waitForSignal(
   io: Io,
   supervision: Supervision,
 ): Promise<number> {
-  const { promise, resolve } = Promise.withResolvers<string>();
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  const handlers = signals.map((s) => {
-    const h = () => resolve(s);
-    Deno.addSignalListener(s, h);
-    return [s, h] as const;
-  });
-  const signal = await promise;
+  const signal = await stopSignal();
   io.out(`Received ${signal}: shutting down`);
-  for (const [s, h] of handlers) Deno.removeSignalListener(s, h);
   await supervision.stop();
   await engine.stop();
   io.out("Engine stopped");
