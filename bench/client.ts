@@ -8,6 +8,8 @@ export interface ClientResult {
   sweep: Record<string, LatencySummary>;
   /** The caller's own CPU time over the sequential and concurrent runs. */
   cpuMs?: { user: number; system: number };
+  /** The calls those runs made, warm-up included. */
+  calls?: number;
 }
 
 export async function runClient(

@@ -119,16 +119,21 @@ async function concurrent(call: Call, width: number, durationMs: number, bytes: 
   return { calls: done, perSecond: done / ((performance.now() - t0) / 1000) };
 }
 
-const { call, close } = mode === "echo"
+const caller = mode === "echo"
   ? await echoCaller(url!)
   : mode === "nats"
   ? await natsCaller(url!, functionId!)
   : await engineCaller(url!, functionId!);
+const { close } = caller;
+let made = 0;
+const call: Call = (payload) => (made++, caller.call(payload));
 const cpu0 = process.cpuUsage();
 const seq = await sequential(call, seqN, bytes);
 const conc = seconds > 0 ? await concurrent(call, inflight, seconds * 1000, bytes) : undefined;
 const { user, system } = process.cpuUsage(cpu0);
 const cpuMs = { user: user / 1000, system: system / 1000 };
+/** Every call of the sequential and concurrent runs (warm-up included): what `cpuMs` covers. */
+const calls = made;
 const sweep: Record<number, ReturnType<typeof summarize>> = {};
 for (const size of kind === "echo" ? sizes : []) {
   sweep[size] = await sequential(
@@ -138,5 +143,5 @@ for (const size of kind === "echo" ? sizes : []) {
   );
 }
 await close();
-console.log(JSON.stringify({ seq, conc, sweep, cpuMs }));
+console.log(JSON.stringify({ seq, conc, sweep, cpuMs, calls }));
 Deno.exit(0);

@@ -81,7 +81,7 @@ try {
   await engine.cleanup();
 }
 // Warm-up and sequential calls count too: the profiles cover the whole run.
-const calls = result.conc!.calls + 2 * seq;
+const calls = result.calls!;
 const us = (ms: number) => `${((ms * 1000) / calls).toFixed(1)} µs`;
 const sections: string[] = [];
 const summaries: Record<string, ReturnType<typeof summarizeProfile>> = {};
