@@ -238,7 +238,8 @@ export class SupervisedWorker {
     if (result.kind === "installed") {
       log.info(`Installed dependencies of "${this.name}" in ${result.durationMs} ms`);
     } else if (result.kind === "cached") {
-      this.#installLog = installPaths(cacheDir, this.name).log;
+      // The install cache is kept by the manifest's name, which may differ from the config's.
+      this.#installLog = installPaths(cacheDir, loaded.manifest.name).log;
     }
     return loaded;
   }

@@ -181,3 +181,22 @@ Deno.test("SupervisedWorker that cannot run is crashed with the reason and not r
     }
   });
 });
+
+Deno.test("SupervisedWorker with a cached install points at the install log of its manifest's name", async () => {
+  // The config calls it "w", its manifest "m": the install cache goes by the manifest's name.
+  const s = await setup({ start: "true" }, false);
+  await writeLocalWorker(s.folder, { name: "m", install: "echo fetched", start: "sleep 300" });
+  for (const round of ["installed", "cached"]) {
+    const w = worker(s);
+    try {
+      w.start();
+      await eventually(() => w.describe().status === "running", `running (${round})`);
+      const log = w.describe().install_log;
+      assert.equal(log, `${s.root}/cache/m.log`, round);
+      assert.match(await Deno.readTextFile(log!), /fetched/, `the log exists (${round})`);
+    } finally {
+      await w.stop();
+    }
+  }
+  await s.cleanup();
+});
