@@ -41,10 +41,20 @@ export function jsonTypeName(value: JsonValue | undefined): string {
  * `NaN`, `BigInt`, class instances, cycles).
  */
 export function jsonProblem(value: unknown, place: string): string | undefined {
-  return check(value, place, new Set());
+  return check(value, place, [], new Set());
 }
 
-function check(value: unknown, place: string, parents: Set<object>): string | undefined {
+/**
+ * `path` holds the array indexes and keys from the root down to `value`; the
+ * text of the place is only built for a problem, not for every node.
+ */
+function check(
+  value: unknown,
+  root: string,
+  path: (string | number)[],
+  parents: Set<object>,
+): string | undefined {
+  const place = () => root + path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("");
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -52,14 +62,14 @@ function check(value: unknown, place: string, parents: Set<object>): string | un
     case "number":
       return Number.isFinite(value)
         ? undefined
-        : `"${place}" is not JSON: ${value} is not a finite number`;
+        : `"${place()}" is not JSON: ${value} is not a finite number`;
     case "object": {
       if (value === null) return undefined;
-      if (parents.has(value)) return `"${place}" is not JSON: it contains itself`;
+      if (parents.has(value)) return `"${place()}" is not JSON: it contains itself`;
       const isArray = Array.isArray(value);
       const proto = Object.getPrototypeOf(value);
       if (!isArray && proto !== Object.prototype && proto !== null) {
-        return `"${place}" is not JSON: it is an instance of ${
+        return `"${place()}" is not JSON: it is an instance of ${
           proto?.constructor?.name ?? "a class"
         }`;
       }
@@ -67,11 +77,16 @@ function check(value: unknown, place: string, parents: Set<object>): string | un
       let problem: string | undefined;
       if (isArray) {
         for (let i = 0; i < value.length && problem === undefined; i++) {
-          problem = check(value[i], `${place}[${i}]`, parents);
+          path.push(i);
+          problem = check(value[i], root, path, parents);
+          path.pop();
         }
       } else {
-        for (const [k, v] of Object.entries(value)) {
-          problem = check(v, `${place}.${k}`, parents);
+        for (const k in value) {
+          if (!Object.hasOwn(value, k)) continue;
+          path.push(k);
+          problem = check((value as Record<string, unknown>)[k], root, path, parents);
+          path.pop();
           if (problem !== undefined) break;
         }
       }
@@ -79,7 +94,7 @@ function check(value: unknown, place: string, parents: Set<object>): string | un
       return problem;
     }
     default:
-      return `"${place}" is not JSON: it is ${
+      return `"${place()}" is not JSON: it is ${
         value === undefined ? "undefined" : `a ${typeof value}`
       }`;
   }
