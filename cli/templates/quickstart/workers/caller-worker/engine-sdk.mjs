@@ -1321,23 +1321,13 @@ async function runInvocation(msg, handler, worker) {
   const data = msg.data;
   const callerWorkerId = typeof data?._caller_worker_id === "string" ? data._caller_worker_id : void 0;
   const ctx = {
-    functionId: function_id,
-    ...invocationId ? {
-      invocationId
-    } : {},
-    ...msg.metadata === void 0 ? {} : {
-      metadata: msg.metadata
-    },
-    ...traceparent ? {
-      traceparent
-    } : {},
-    ...baggage ? {
-      baggage
-    } : {},
-    ...callerWorkerId ? {
-      callerWorkerId
-    } : {}
+    functionId: function_id
   };
+  if (invocationId) ctx.invocationId = invocationId;
+  if (msg.metadata !== void 0) ctx.metadata = msg.metadata;
+  if (traceparent) ctx.traceparent = traceparent;
+  if (baggage) ctx.baggage = baggage;
+  if (callerWorkerId) ctx.callerWorkerId = callerWorkerId;
   const scope = {
     worker,
     functionId: function_id,
