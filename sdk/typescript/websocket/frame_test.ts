@@ -160,3 +160,13 @@ Deno.test("MessageAssembler joins fragments and enforces the size limit", () => 
     (err) => err instanceof FrameError && err.code === 1007,
   );
 });
+
+Deno.test("every frame gets a fresh mask key, also across refills of the key pool", () => {
+  const keys: string[] = [];
+  for (let i = 0; i < 2_500; i++) {
+    const frame = encodeTextFrame("same text");
+    keys.push(Array.from(frame.subarray(2, 6)).join(","));
+  }
+  for (let i = 1; i < keys.length; i++) assert.notEqual(keys[i], keys[i - 1], `frame ${i}`);
+  assert.ok(new Set(keys).size > 2_490, "keys are random, not a short cycle");
+});

@@ -69,7 +69,7 @@ function writeHeader(out, opcode, len, mask, fin) {
 }
 function maskPayload(out, base, len) {
   const key = out.subarray(base - 4, base);
-  randomFillSync(key);
+  nextMaskKey(key);
   let i = 0;
   const start = out.byteOffset + base;
   for (; i < len && (start + i) % 4 !== 0; i++) out[base + i] ^= key[i & 3];
@@ -101,6 +101,16 @@ function allocate(n) {
   const out = slab.subarray(slabUsed, slabUsed + n);
   slabUsed = slabUsed + n + 7 & ~7;
   return out;
+}
+var keyPool = new Uint8Array(4096);
+var keyPoolUsed = keyPool.length;
+function nextMaskKey(key) {
+  if (keyPoolUsed + 4 > keyPool.length) {
+    randomFillSync(keyPool);
+    keyPoolUsed = 0;
+  }
+  key.set(keyPool.subarray(keyPoolUsed, keyPoolUsed + 4));
+  keyPoolUsed += 4;
 }
 var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([
   1
