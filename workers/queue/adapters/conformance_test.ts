@@ -309,43 +309,47 @@ const cases: Record<string, Case> = {
     assert.equal(await store.enqueue(message("a")), true, "a discarded id is free again");
   },
 
-  "messages survive closing and reopening the back end": async (backend, stores) => {
-    if (!backend.shared) return;
-    const first = await opened(backend, stores);
-    await first.enqueue(message("kept"));
-    await first.enqueue(message("claimed", { enqueuedAt: T0 + 1 }));
-    await first.claim("jobs", T0 + 1, 1, T0 + 1000);
-    await first.close();
-    const second = await opened(backend, stores);
-    assert.deepEqual(await second.queues(), ["jobs"]);
-    assert.deepEqual(await second.counts("jobs", T0 + 2), {
-      depth: 1,
-      inFlight: 1,
-      deadLetters: 0,
-    });
-    // The closed store claimed "kept": it stays hidden until that lease ends.
-    assert.deepEqual((await second.claim("jobs", T0 + 2, 10, T0 + 5000)).map((m) => m.id), [
-      "claimed",
-    ]);
-    assert.deepEqual((await second.claim("jobs", T0 + 1000, 10, T0 + 5000)).map((m) => m.id), [
-      "kept",
-    ]);
+  "messages survive closing and reopening the back end": {
+    sharedOnly: true,
+    run: async (backend, stores) => {
+      const first = await opened(backend, stores);
+      await first.enqueue(message("kept"));
+      await first.enqueue(message("claimed", { enqueuedAt: T0 + 1 }));
+      await first.claim("jobs", T0 + 1, 1, T0 + 1000);
+      await first.close();
+      const second = await opened(backend, stores);
+      assert.deepEqual(await second.queues(), ["jobs"]);
+      assert.deepEqual(await second.counts("jobs", T0 + 2), {
+        depth: 1,
+        inFlight: 1,
+        deadLetters: 0,
+      });
+      // The closed store claimed "kept": it stays hidden until that lease ends.
+      assert.deepEqual((await second.claim("jobs", T0 + 2, 10, T0 + 5000)).map((m) => m.id), [
+        "claimed",
+      ]);
+      assert.deepEqual((await second.claim("jobs", T0 + 1000, 10, T0 + 5000)).map((m) => m.id), [
+        "kept",
+      ]);
+    },
   },
 
-  "two stores on one back end never claim the same message at once": async (backend, stores) => {
-    if (!backend.shared) return;
-    const one = await opened(backend, stores);
-    const two = await opened(backend, stores);
-    for (let i = 0; i < 40; i++) await one.enqueue(message(`m${i}`, { enqueuedAt: T0 + i }));
-    const claims = await Promise.all(
-      Array.from(
-        { length: 8 },
-        (_, i) => (i % 2 ? one : two).claim("jobs", T0 + 100, 7, T0 + 1000),
-      ),
-    );
-    const ids = claims.flat().map((m) => m.id);
-    assert.equal(ids.length, 40);
-    assert.equal(new Set(ids).size, 40);
+  "two stores on one back end never claim the same message at once": {
+    sharedOnly: true,
+    run: async (backend, stores) => {
+      const one = await opened(backend, stores);
+      const two = await opened(backend, stores);
+      for (let i = 0; i < 40; i++) await one.enqueue(message(`m${i}`, { enqueuedAt: T0 + i }));
+      const claims = await Promise.all(
+        Array.from(
+          { length: 8 },
+          (_, i) => (i % 2 ? one : two).claim("jobs", T0 + 100, 7, T0 + 1000),
+        ),
+      );
+      const ids = claims.flat().map((m) => m.id);
+      assert.equal(ids.length, 40);
+      assert.equal(new Set(ids).size, 40);
+    },
   },
 };
 
@@ -356,6 +360,7 @@ conformance("memory", () =>
     backend: () =>
       Promise.resolve({ shared: false, open: () => Promise.resolve(new MemoryStore()) }),
     teardown: () => Promise.resolve(),
+    shared: false,
   }));
 
 conformance("sqlite", () =>

@@ -242,31 +242,38 @@ const cases: Record<string, Case> = {
     assert.deepEqual(await store.get("c", "k"), { count: 100 });
   },
 
-  "100 concurrent increments through two stores on one back end add exactly 100": async (
-    backend,
-    stores,
-  ) => {
-    if (!backend.shared) return;
-    const one = await opened(backend, stores);
-    const two = await opened(backend, stores);
-    const increment = ops([{ type: "increment", path: "", by: 1 }]);
-    await Promise.all(
-      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? one : two).update("c", "k", increment)),
-    );
-    assert.equal(await one.get("c", "k"), 100);
-    assert.equal(await two.get("c", "k"), 100);
+  "100 concurrent increments through two stores on one back end add exactly 100": {
+    sharedOnly: true,
+    run: async (
+      backend,
+      stores,
+    ) => {
+      const one = await opened(backend, stores);
+      const two = await opened(backend, stores);
+      const increment = ops([{ type: "increment", path: "", by: 1 }]);
+      await Promise.all(
+        Array.from(
+          { length: 100 },
+          (_, i) => (i % 2 === 0 ? one : two).update("c", "k", increment),
+        ),
+      );
+      assert.equal(await one.get("c", "k"), 100);
+      assert.equal(await two.get("c", "k"), 100);
+    },
   },
 
-  "values survive closing and reopening the store": async (backend, stores) => {
-    if (!backend.shared) return;
-    const first = await backend.open({ maxValueBytes: LIMIT });
-    await first.set("users", "u1", { name: "Ada" });
-    await first.update("users", "u2", ops([{ type: "increment", path: "", by: 7 }]));
-    await first.close();
-    const second = await opened(backend, stores);
-    assert.deepEqual(await second.get("users", "u1"), { name: "Ada" });
-    assert.equal(await second.get("users", "u2"), 7);
-    assert.deepEqual(await second.listGroups(), ["users"]);
+  "values survive closing and reopening the store": {
+    sharedOnly: true,
+    run: async (backend, stores) => {
+      const first = await backend.open({ maxValueBytes: LIMIT });
+      await first.set("users", "u1", { name: "Ada" });
+      await first.update("users", "u2", ops([{ type: "increment", path: "", by: 7 }]));
+      await first.close();
+      const second = await opened(backend, stores);
+      assert.deepEqual(await second.get("users", "u1"), { name: "Ada" });
+      assert.equal(await second.get("users", "u2"), 7);
+      assert.deepEqual(await second.listGroups(), ["users"]);
+    },
   },
 };
 
@@ -281,6 +288,7 @@ conformance("memory", () =>
           Promise.resolve(new MemoryStore({ maxValueBytes: options?.maxValueBytes ?? LIMIT })),
       }),
     teardown: () => Promise.resolve(),
+    shared: false,
   }));
 
 conformance("sqlite", () =>
