@@ -6,6 +6,7 @@
  * @module
  */
 
+import { overBytes } from "../_shared/utf8.ts";
 import { CallError, type Logger } from "../../engine/api.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
 import type { Awaitable, DeadLetter, QueueStore } from "./adapters/store.ts";
@@ -43,8 +44,6 @@ export interface QueueFunctionsOptions {
 
 /** One function of the worker: its handler and description. */
 
-const encoder = new TextEncoder();
-
 /** The `engine::queue::*` functions by id. */
 export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, WorkerFunction> {
   const { config, store, dispatcher, counters, clock } = o;
@@ -78,8 +77,8 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
           });
         }
         const dataText = JSON.stringify(input.data ?? null);
-        const size = encoder.encode(dataText).length;
-        if (size > config.max_payload_bytes) {
+        const size = overBytes(dataText, config.max_payload_bytes);
+        if (size !== undefined) {
           throw new CallError({
             code: "PAYLOAD_TOO_LARGE",
             message:

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { overBytes } from "../_shared/utf8.ts";
 import {
   isJsonObject,
   type JsonObject,
@@ -155,8 +156,6 @@ export function applyUpdateOps(
   return { value: state.value, applied, errors };
 }
 
-const utf8 = new TextEncoder();
-
 interface Problem {
   code: string;
   message: string;
@@ -172,8 +171,8 @@ function pathProblem(op: UpdateOp): Problem | undefined {
   }
   for (const segment of op.path) {
     if (segment === "") return fail("empty_segment", "Path contains an empty segment");
-    const bytes = segment.length * 3 <= MAX_SEGMENT_BYTES ? 0 : utf8.encode(segment).length;
-    if (bytes > MAX_SEGMENT_BYTES) {
+    const bytes = overBytes(segment, MAX_SEGMENT_BYTES);
+    if (bytes !== undefined) {
       return fail(
         "segment_too_long",
         `Path segment is ${bytes} bytes: the limit is ${MAX_SEGMENT_BYTES}`,

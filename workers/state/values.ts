@@ -7,6 +7,7 @@
  */
 
 import { CallError } from "../../engine/api.ts";
+import { overBytes } from "../_shared/utf8.ts";
 
 /** A JSON value: what `state::*` stores, returns and puts in events. */
 export type JsonValue =
@@ -112,29 +113,9 @@ export interface ValueLocation {
  */
 export function encodeValue(value: JsonValue, maxBytes: number, where: ValueLocation): string {
   const text = JSON.stringify(value);
-  // UTF-8 takes 1 to 3 bytes per UTF-16 unit: count only when it could matter.
-  if (text.length * 3 > maxBytes) {
-    const size = utf8Length(text);
-    if (size > maxBytes) throw valueTooLarge(size, maxBytes, where);
-  }
+  const size = overBytes(text, maxBytes);
+  if (size !== undefined) throw valueTooLarge(size, maxBytes, where);
   return text;
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 const numberFormat = new Intl.NumberFormat("en-US");
