@@ -198,16 +198,7 @@ export class Worker {
     const frame: Frame = { type: "registerfunction", ...Object.fromEntries(defined), id };
     this.#functions.set(id, { frame, handler: handler as FunctionHandler });
     this.#send(frame);
-    let done = false;
-    return {
-      id,
-      unregister: () => {
-        if (done) return;
-        done = true;
-        this.#functions.delete(id);
-        this.#send({ type: "unregisterfunction", id });
-      },
-    };
+    return this.#ref(id, () => this.#functions.delete(id), { type: "unregisterfunction", id });
   }
 
   /**
@@ -242,16 +233,11 @@ export class Worker {
     };
     this.#triggers.set(id, frame);
     this.#send(frame);
-    let done = false;
-    return {
+    return this.#ref(id, () => this.#triggers.delete(id), {
+      type: "unregistertrigger",
       id,
-      unregister: () => {
-        if (done) return;
-        done = true;
-        this.#triggers.delete(id);
-        this.#send({ type: "unregistertrigger", id, trigger_type: trigger.type });
-      },
-    };
+      trigger_type: trigger.type,
+    });
   }
 
   /**
@@ -281,18 +267,23 @@ export class Worker {
   ): TriggerTypeRef {
     const frame = this.#types.add(type, handler as TriggerTypeHandler);
     this.#send(frame);
+    return this.#ref(type.id, () => this.#types.delete(type.id), {
+      type: "unregistertriggertype",
+      id: type.id,
+      description: frame.description,
+    });
+  }
+
+  /** A registration's handle: `unregister()` forgets it locally and tells the engine, once. */
+  #ref(id: string, forget: () => void, unregisterFrame: Frame): { id: string; unregister(): void } {
     let done = false;
     return {
-      id: type.id,
+      id,
       unregister: () => {
         if (done) return;
         done = true;
-        this.#types.delete(type.id);
-        this.#send({
-          type: "unregistertriggertype",
-          id: type.id,
-          description: frame.description,
-        });
+        forget();
+        this.#send(unregisterFrame);
       },
     };
   }

@@ -1585,19 +1585,10 @@ var Worker = class {
       handler
     });
     this.#send(frame);
-    let done = false;
-    return {
-      id,
-      unregister: () => {
-        if (done) return;
-        done = true;
-        this.#functions.delete(id);
-        this.#send({
-          type: "unregisterfunction",
-          id
-        });
-      }
-    };
+    return this.#ref(id, () => this.#functions.delete(id), {
+      type: "unregisterfunction",
+      id
+    });
   }
   /**
    * Binds a function to events of a trigger type, e.g. an HTTP route.
@@ -1633,20 +1624,11 @@ var Worker = class {
     };
     this.#triggers.set(id, frame);
     this.#send(frame);
-    let done = false;
-    return {
+    return this.#ref(id, () => this.#triggers.delete(id), {
+      type: "unregistertrigger",
       id,
-      unregister: () => {
-        if (done) return;
-        done = true;
-        this.#triggers.delete(id);
-        this.#send({
-          type: "unregistertrigger",
-          id,
-          trigger_type: trigger.type
-        });
-      }
-    };
+      trigger_type: trigger.type
+    });
   }
   /**
    * Provides a trigger type: the engine hands this worker every trigger bound
@@ -1672,18 +1654,22 @@ var Worker = class {
   registerTriggerType(type, handler) {
     const frame = this.#types.add(type, handler);
     this.#send(frame);
+    return this.#ref(type.id, () => this.#types.delete(type.id), {
+      type: "unregistertriggertype",
+      id: type.id,
+      description: frame.description
+    });
+  }
+  /** A registration's handle: `unregister()` forgets it locally and tells the engine, once. */
+  #ref(id, forget, unregisterFrame) {
     let done = false;
     return {
-      id: type.id,
+      id,
       unregister: () => {
         if (done) return;
         done = true;
-        this.#types.delete(type.id);
-        this.#send({
-          type: "unregistertriggertype",
-          id: type.id,
-          description: frame.description
-        });
+        forget();
+        this.#send(unregisterFrame);
       }
     };
   }
