@@ -11,7 +11,7 @@ import { LinearRouter } from "hono/router/linear-router";
 import type { Logger, SpanRecord } from "../../engine/api.ts";
 import { requestAborted } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
-import { Code, errorReply, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
+import { Code, errorReply, HttpError } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
@@ -133,7 +133,6 @@ async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void>
       503,
       Code.Overloaded,
       `Too many requests: ${limiter.limit} in progress and ${limiter.waiting} waiting`,
-      { headers: { "retry-after": RETRY_AFTER_SECONDS } },
     );
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { CallOptions } from "../../engine/api.ts";
-import { Code, HttpError, RETRY_AFTER_SECONDS } from "./errors.ts";
+import { Code, HttpError } from "./errors.ts";
 import type { RequestScope } from "./scope.ts";
 
 export type { RequestScope } from "./scope.ts";
@@ -66,9 +66,7 @@ export async function callFunction(
 /** The error a request ends with when its own signal aborted. */
 export function requestAborted(scope: RequestScope, call?: CallRequest): HttpError {
   if (scope.stopping.aborted) {
-    return new HttpError(503, Code.ShuttingDown, "The HTTP worker is stopping", {
-      headers: { "retry-after": RETRY_AFTER_SECONDS },
-    });
+    return new HttpError(503, Code.ShuttingDown, "The HTTP worker is stopping");
   }
   const waitingFor = call
     ? `: ${call.role.toLowerCase()} ${JSON.stringify(call.functionId)} did not answer`
@@ -91,7 +89,6 @@ function unavailable(call: CallRequest): HttpError {
     `${call.role} ${
       JSON.stringify(call.functionId)
     } is not registered: its worker may still be starting`,
-    { headers: { "retry-after": RETRY_AFTER_SECONDS } },
   );
 }
 

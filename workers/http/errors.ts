@@ -50,7 +50,7 @@ export class HttpError extends Error {
 }
 
 /** Seconds a client is told to wait after a 503. */
-export const RETRY_AFTER_SECONDS = "1";
+const RETRY_AFTER_SECONDS = "1";
 
 /** The reply for `error`; a 500 gets an `error_id`, written to `log` with the error. */
 export function errorReply(error: unknown, log: Logger, extraHeaders?: Headers): Response {
@@ -71,6 +71,8 @@ export function errorReply(error: unknown, log: Logger, extraHeaders?: Headers):
   }
   const headers = extraHeaders ?? new Headers();
   headers.set("content-type", "application/json");
+  // Every 503 this worker gives is temporary (starting, stopping, overloaded): say when to retry.
+  if (status === 503) headers.set("retry-after", RETRY_AFTER_SECONDS);
   if (known?.headers) {
     for (const [name, value] of Object.entries(known.headers)) headers.set(name, value);
   }
