@@ -1,5 +1,5 @@
 /**
- * Frames kept while the worker is disconnected, sent after the registration
+ * `trigger()` calls kept while the worker is disconnected, sent after the registration
  * replay of the next connection.
  *
  * @module
@@ -31,11 +31,6 @@ export class Outbox {
 
   constructor(capacity = 10_000) {
     this.#capacity = capacity;
-  }
-
-  /** Number of queued frames. */
-  get size(): number {
-    return this.#items.length;
   }
 
   push(item: Queued): void {

@@ -1243,10 +1243,6 @@ var Outbox = class {
   constructor(capacity = 1e4) {
     this.#capacity = capacity;
   }
-  /** Number of queued frames. */
-  get size() {
-    return this.#items.length;
-  }
   push(item) {
     if (this.#items.length >= this.#capacity) {
       this.#items.splice(0, Math.max(1, Math.floor(this.#capacity / 10)));
