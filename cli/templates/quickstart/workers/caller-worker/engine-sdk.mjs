@@ -1229,7 +1229,11 @@ var PendingCalls = class {
 
 // sdk/typescript/function_id.ts
 var FUNCTION_ID = /^[A-Za-z0-9_-]+(?:::[A-Za-z0-9_-]+)+$/;
+var MAX_LENGTH = 256;
 function validateFunctionId(id) {
+  if (typeof id === "string" && id.length > MAX_LENGTH) {
+    throw new TypeError(`Invalid function id "${id.slice(0, 64)}\u2026": longer than ${MAX_LENGTH} characters`);
+  }
   if (typeof id !== "string" || !FUNCTION_ID.test(id)) {
     throw new TypeError(`Invalid function id ${JSON.stringify(id)}: expected "<namespace>::<name>" with parts made of letters, digits, "-" and "_"`);
   }
