@@ -222,6 +222,18 @@ Deno.test("Logger sends engine::log::<level> tagged with the handler's function 
   });
 });
 
+Deno.test("Logger tags logs with lower-case ids when the inbound traceparent is upper case", async () => {
+  const logger = new Logger();
+  await withWorker(async ({ worker, conn }) => {
+    worker.registerFunction("orders::create", () => logger.info("Creating order"));
+    await conn.waitType("registerfunction");
+    await conn.invoke("orders::create", {}, { traceparent: TRACEPARENT.toUpperCase() });
+    const data = (await conn.waitType("invokefunction", "engine::log::info")).data as Json;
+    assert.equal(data.trace_id, "0af7651916cd43dd8448eb211c80319c");
+    assert.equal(data.span_id, "b7ad6b7169203331");
+  });
+});
+
 Deno.test("Logger falls back to console without a worker", () => {
   const original = console.error;
   const lines: unknown[][] = [];

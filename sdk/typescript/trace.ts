@@ -17,7 +17,8 @@ export interface TraceParent {
 
 /**
  * Parses `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`; `undefined`
- * for anything else (including all-zero ids).
+ * for anything else (including all-zero ids). Like the engine, it accepts
+ * upper-case hex and surrounding space, and returns the parts in lower case.
  *
  * @example
  * ```ts
@@ -27,7 +28,9 @@ export interface TraceParent {
  */
 export function parseTraceparent(value: unknown): TraceParent | undefined {
   if (typeof value !== "string") return undefined;
-  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim());
+  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(
+    value.trim().toLowerCase(),
+  );
   if (!m) return undefined;
   const [, version, traceId, spanId, flags] = m as unknown as [
     string,

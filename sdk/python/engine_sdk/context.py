@@ -26,7 +26,8 @@ class TraceParent:
 
 def parse_traceparent(value: Any) -> TraceParent | None:
     """Parses ``00-<32 hex trace id>-<16 hex span id>-<2 hex flags>``; ``None``
-    for anything else, including all-zero ids.
+    for anything else, including all-zero ids. Like the engine, it accepts
+    upper-case hex and surrounding space, and returns the parts in lower case.
 
     Example::
 
@@ -35,7 +36,7 @@ def parse_traceparent(value: Any) -> TraceParent | None:
     """
     if not isinstance(value, str):
         return None
-    m = _TRACEPARENT.fullmatch(value.strip())
+    m = _TRACEPARENT.fullmatch(value.strip().lower())
     if not m:
         return None
     version, trace_id, span_id, flags = m.groups()

@@ -156,9 +156,27 @@ class TracingTest(support.WorkerTestCase):
         assert tp is not None
         self.assertEqual((tp.trace_id, tp.span_id, tp.flags), (TRACE_ID, SPAN_ID, "01"))
         for bad in [None, "", "garbage", "ff-" + TRACEPARENT[3:], "00-" + "0" * 32 + "-b7ad6b7169203331-01",
-                    TRACEPARENT.upper()]:
+                    "00-" + TRACE_ID + "-" + "0" * 16 + "-01", TRACEPARENT[1:], TRACEPARENT + "0",
+                    TRACEPARENT.replace("-b7", "_b7"), TRACEPARENT.replace("0af7", "0ag7")]:
             with self.subTest(value=bad):
                 self.assertIsNone(parse_traceparent(bad))
+                self.assertIsNone(parse_traceparent(bad.upper() if isinstance(bad, str) else bad))
+
+    def test_parse_traceparent_accepts_upper_case_and_returns_lower_case(self) -> None:
+        # As the engine does (engine/observability/traceparent.ts).
+        cases = [
+            (TRACEPARENT.upper(), ("00", TRACE_ID, SPAN_ID, "01")),
+            (f"00-{TRACE_ID.upper()}-{SPAN_ID}-01", ("00", TRACE_ID, SPAN_ID, "01")),
+            ("00-0aF7651916Cd43dD8448eB211C80319C-B7aD6b7169203331-01", ("00", TRACE_ID, SPAN_ID, "01")),
+            (f" {TRACEPARENT.upper()}\n", ("00", TRACE_ID, SPAN_ID, "01")),
+            (TRACEPARENT[:-2] + "FF", ("00", TRACE_ID, SPAN_ID, "ff")),
+            ("0A" + TRACEPARENT[2:], ("0a", TRACE_ID, SPAN_ID, "01")),
+        ]
+        for value, expected in cases:
+            with self.subTest(value=value):
+                tp = parse_traceparent(value)
+                assert tp is not None
+                self.assertEqual((tp.version, tp.trace_id, tp.span_id, tp.flags), expected)
 
 
 if __name__ == "__main__":

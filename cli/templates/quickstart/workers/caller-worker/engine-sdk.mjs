@@ -1270,7 +1270,7 @@ var Outbox = class {
 import { AsyncLocalStorage } from "node:async_hooks";
 function parseTraceparent(value) {
   if (typeof value !== "string") return void 0;
-  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim());
+  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim().toLowerCase());
   if (!m) return void 0;
   const [, version, traceId, spanId, flags] = m;
   if (version === "ff" || /^0+$/.test(traceId) || /^0+$/.test(spanId)) return void 0;
