@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { freePort } from "../tests/support/ports.ts";
 import { type Proc, spawn, spawnCommand } from "./procs.ts";
 
 export interface EngineProc {
@@ -13,14 +14,6 @@ export interface EngineProc {
   dir: string;
   /** Removes the temp folder after `engine.stop()`. */
   cleanup(): Promise<void>;
-}
-
-/** A free loopback port (bound and released; good enough for a benchmark). */
-export function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 /**

@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { ROOT, run, spawnCommand } from "./procs.ts";
 import { median } from "./client.ts";
 import { conditions, loadAverage } from "./machine.ts";
-import { builtinWorkersYaml, freePort } from "./servers.ts";
+import { freePort } from "../tests/support/ports.ts";
+import { builtinWorkersYaml } from "./servers.ts";
 import { writeSection } from "./sections.ts";
 
 const { values } = parseArgs({

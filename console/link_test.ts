@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { startEngine } from "../engine/engine.ts";
 import type { EventBatch } from "../engine/events.ts";
 import { consoleWorker, LinkError, remoteLink, startConsole } from "./mod.ts";
+import { freePort } from "../tests/support/ports.ts";
 import { readEvents } from "./_testing.ts";
 
 Deno.test("remoteLink() calls functions and listens to engine::events as a worker", async () => {
@@ -36,9 +37,7 @@ Deno.test("remoteLink() calls functions and listens to engine::events as a worke
 });
 
 Deno.test("remoteLink() says which engine it cannot reach", async () => {
-  const listener = Deno.listen({ port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
+  const port = freePort("0.0.0.0");
   await assert.rejects(
     remoteLink(`ws://127.0.0.1:${port}`, { name: "c", namespace: "c", connectTimeoutMs: 300 }),
     new RegExp(`^LinkError: Cannot reach the engine at ws://127\\.0\\.0\\.1:${port}: `),

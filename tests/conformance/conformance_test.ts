@@ -6,6 +6,7 @@
 import { ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { type Frame, RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker } from "../support/worker_process.ts";
+import { freePort } from "../support/ports.ts";
 import { CASES, type ConformanceContext } from "./cases.ts";
 
 interface Driver {
@@ -28,13 +29,6 @@ const DRIVERS: Driver[] = [
     env: { PYTHONPATH: `${ROOT}sdk/python`, PYTHONDONTWRITEBYTECODE: "1" },
   },
 ];
-
-function freePort(): number {
-  const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** The peer worker of the contract: peer::double, peer::fail, peer::never. */
 async function connectPeer(url: string): Promise<RawWorker> {

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { ROOT, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
+import { freePort } from "../support/ports.ts";
 
 const MINIMAL = "host: 127.0.0.1\nport: 0\nworkers: []\nconsole:\n  enabled: false\n";
 
@@ -78,9 +79,7 @@ Deno.test("engine trigger with bad arguments prints usage and exits 2", async ()
 });
 
 Deno.test("engine trigger against no engine gives one line naming the URL and exit 1", async () => {
-  const listener = Deno.listen({ port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
+  const port = freePort("0.0.0.0");
   const url = `ws://127.0.0.1:${port}`;
   const r = await runCli(["trigger", "--function-id=a::b"], { env: { ENGINE_URL: url } });
   assert.equal(r.code, 1);

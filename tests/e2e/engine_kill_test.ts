@@ -8,13 +8,7 @@ import { spawnEngine } from "../support/engine_process.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 import { eventually } from "../support/local_worker.ts";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
+import { freePort } from "../support/ports.ts";
 
 function lines(w: WorkerProcess, prefix: string): string[] {
   return w.output.join("").split("\n").filter((l) => l.startsWith(prefix));

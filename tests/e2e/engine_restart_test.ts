@@ -6,13 +6,7 @@ import assert from "node:assert/strict";
 import { spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker } from "../support/worker_process.ts";
-
-function freePort(): number {
-  const l = Deno.listen({ port: 0, hostname: "127.0.0.1" });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
+import { freePort } from "../support/ports.ts";
 
 Deno.test("after the engine is killed with SIGKILL and restarted, workers re-register by themselves", async () => {
   const port = freePort();

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { MAIN, ROOT, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { readLines } from "../support/lines.ts";
+import { freePort } from "../support/ports.ts";
 
 const CONFIG = "host: 127.0.0.1\nport: 0\nworkers: []\nconsole:\n  enabled: false\n";
 
@@ -111,9 +112,7 @@ Deno.test("engine logs --follow prints new entries as they are written, until SI
 });
 
 Deno.test("engine logs reports an unreachable engine in one line with exit 1, bad flags with 2", async () => {
-  const listener = Deno.listen({ port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
+  const port = freePort("0.0.0.0");
   const down = await runCli(["logs"], { env: { ENGINE_URL: `ws://127.0.0.1:${port}` } });
   assert.equal(down.code, 1);
   assert.match(

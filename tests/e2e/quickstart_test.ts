@@ -9,13 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { TEMPLATES } from "../../cli/templates/mod.ts";
 import { bundleEngine, runCli, spawnEngine } from "../support/engine_process.ts";
-
-function freePort(): number {
-  const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
+import { freePort } from "../support/ports.ts";
 
 /** Removes the comment markers of every block between `<c> --- Uncomment after` and `<c> --- end ---`. */
 function uncommentBlocks(text: string, marker: "#" | "//"): { text: string; blocks: number } {

@@ -6,6 +6,7 @@
  */
 
 import { Redis } from "ioredis";
+import { freePort } from "./ports.ts";
 
 /** A running `redis-server`. */
 export interface RedisServer {
@@ -87,11 +88,4 @@ export async function startFlushableRedisServer(): Promise<FlushableRedisServer>
       await server.stop();
     },
   };
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr;
-  listener.close();
-  return port;
 }

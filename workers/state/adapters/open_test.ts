@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../config.ts";
+import { freePort } from "../../../tests/support/ports.ts";
 import { startRedisServer } from "../../../tests/support/redis_server.ts";
 import { openStore } from "./open.ts";
 import { RedisStore } from "./redis.ts";
@@ -54,9 +55,7 @@ Deno.test("SqliteStore.open() names the file when it cannot open it", async () =
 });
 
 Deno.test("RedisStore.connect() rejects when Redis does not answer, without showing the password", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
+  const port = freePort();
   await assert.rejects(
     () => RedisStore.connect({ url: `redis://:hunter2@127.0.0.1:${port}`, maxValueBytes: 1024 }),
     (error: unknown) => {
