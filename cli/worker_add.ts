@@ -11,7 +11,7 @@
  */
 
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { addWorkerEntry, findWorkerEntry } from "../engine/config/mod.ts";
+import { addWorkerEntry, type EngineConfig, findWorkerEntry } from "../engine/config/mod.ts";
 import { install, installCacheDir } from "../engine/supervisor/install.ts";
 import { type LoadedManifest, loadManifest } from "../engine/supervisor/manifest.ts";
 import { BUILTIN_WORKERS } from "../workers/catalog.ts";
@@ -21,6 +21,7 @@ import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 import {
   checkConfigText,
+  type ConfigFile,
   parseWorkerArgs,
   readConfigFile,
   type WorkerArgs,
@@ -48,9 +49,9 @@ export async function workerAdd(args: string[], io: Io): Promise<number> {
     return 1;
   }
   if (!isPathLike(target) && target in BUILTIN_WORKERS) {
-    return await addBuiltin(target, options, io);
+    return await addBuiltin(target, read, options, io);
   }
-  return await addLocal(expandHome(target), options, io);
+  return await addLocal(expandHome(target), read, options, io);
 }
 
 function isPathLike(arg: string): boolean {
@@ -63,7 +64,15 @@ function expandHome(path: string): string {
   return isAbsolute(path) ? path : resolve(callerDir(), path);
 }
 
-async function addLocal(folder: string, options: WorkerArgs, io: Io): Promise<number> {
+/** The config file as read and validated at the start of the command. */
+type ReadConfig = Extract<ConfigFile, { ok: true }>;
+
+async function addLocal(
+  folder: string,
+  read: ReadConfig,
+  options: WorkerArgs,
+  io: Io,
+): Promise<number> {
   const file = options.config;
   let loaded: LoadedManifest;
   try {
@@ -80,13 +89,12 @@ async function addLocal(folder: string, options: WorkerArgs, io: Io): Promise<nu
   }
   const { manifest } = loaded;
   const name = manifest.name;
-  const text = await Deno.readTextFile(file);
-  const clash = await findClash(text, file, name, loaded);
+  const clash = await findClash(read.config, file, name, loaded);
   if (clash) {
     io.err(`Error: ${clash}; ${file} is unchanged`);
     return 1;
   }
-  const existing = findWorkerEntry(text, name);
+  const existing = findWorkerEntry(read.text, name);
   if (existing && !options.force) {
     io.out(
       `Worker "${name}" is already in ${file} (line ${existing.line}): nothing changed. ` +
@@ -98,9 +106,11 @@ async function addLocal(folder: string, options: WorkerArgs, io: Io): Promise<nu
   const installed = await runInstall(loaded, file, options.force, io);
   if (installed !== 0) return installed;
 
+  let config = read.config;
   if (!existing) {
     const entry = { name, path: configPath(dirname(file), loaded.folder) };
-    // Re-read: the file may have changed while the install ran.
+    // Re-read rather than edit read.text: the install can take minutes, and an
+    // edit made to the file meanwhile (even this worker added) must not be lost.
     const current = await Deno.readTextFile(file);
     const edited = addWorkerEntry(current, entry);
     if (!edited.ok) {
@@ -117,15 +127,20 @@ async function addLocal(folder: string, options: WorkerArgs, io: Io): Promise<nu
       return 1;
     }
     await Deno.writeTextFile(file, edited.text);
+    config = checked.config;
     io.out(`Added "${name}" to ${file} (path ${entry.path})`);
   }
   io.out(`The engine runs it with: ${manifest.scripts.start}   (in ${loaded.folder})`);
-  return await followEngine(name, "local", options, io, Boolean(existing));
+  return await followEngine(name, options, io, {
+    kind: "local",
+    config,
+    restart: Boolean(existing),
+  });
 }
 
-/** Why `name` from `loaded` cannot be added, if it cannot. */
+/** Why `name` from `loaded` cannot be added to `config` (of `file`), if it cannot. */
 async function findClash(
-  text: string,
+  config: EngineConfig,
   file: string,
   name: string,
   loaded: LoadedManifest,
@@ -133,11 +148,9 @@ async function findClash(
   if (name in BUILTIN_WORKERS) {
     return `${loaded.file}: name "${name}" is the name of a built-in worker: choose another`;
   }
-  const checked = checkConfigText(file, text);
-  if (!checked.ok) return undefined;
   const base = dirname(file);
   const here = await realPath(loaded.folder);
-  for (const entry of checked.config.workers) {
+  for (const entry of config.workers) {
     const path = entry.path === undefined ? undefined : await realPath(resolve(base, entry.path));
     if (entry.name === name && path !== here) {
       const where = entry.path === undefined ? "as a built-in worker" : `with path "${entry.path}"`;
@@ -208,9 +221,14 @@ async function runInstall(
   }
 }
 
-async function addBuiltin(name: string, options: WorkerArgs, io: Io): Promise<number> {
+async function addBuiltin(
+  name: string,
+  read: ReadConfig,
+  options: WorkerArgs,
+  io: Io,
+): Promise<number> {
   const file = options.config;
-  const text = await Deno.readTextFile(file);
+  const { text } = read;
   const existing = findWorkerEntry(text, name);
   if (existing) {
     io.out(
@@ -232,20 +250,33 @@ async function addBuiltin(name: string, options: WorkerArgs, io: Io): Promise<nu
   const since = Date.now();
   await Deno.writeTextFile(file, edited.text);
   io.out(`Added "${name}" to ${file} with its reference configuration`);
-  return await followEngine(name, "builtin", options, io, false, since);
+  return await followEngine(name, options, io, {
+    kind: "builtin",
+    config: checked.config,
+    restart: false,
+    since,
+  });
+}
+
+interface Follow {
+  kind: "local" | "builtin";
+  /** The config file's content as this command left it. */
+  config: EngineConfig;
+  /** Whether the worker was there already, so the engine must restart it. */
+  restart: boolean;
+  /** When the config was written (ms since the epoch); now by default. */
+  since?: number;
 }
 
 /** Tells what the running engine does with the new entry, waiting unless `--no-wait`. */
 async function followEngine(
   name: string,
-  kind: "local" | "builtin",
   options: WorkerArgs,
   io: Io,
-  restart: boolean,
-  since = Date.now(),
+  follow: Follow,
 ): Promise<number> {
-  const read = await readConfigFile(options.config);
-  const url = engineUrlFor(read.ok ? read.config : undefined, options.url);
+  const { kind, config, restart, since = Date.now() } = follow;
+  const url = engineUrlFor(config, options.url);
   const linked = await linkEngine(url, options.config);
   if (!linked.ok) {
     io.out(`${linked.reason}: "${name}" starts with "engine --config ${options.config}"`);
