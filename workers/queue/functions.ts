@@ -6,10 +6,11 @@
  * @module
  */
 
-import { overBytes } from "../_shared/utf8.ts";
 import { CallError, type Logger } from "../../engine/api.ts";
+import { storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
-import type { Awaitable, DeadLetter, QueueStore } from "./adapters/store.ts";
+import { overBytes } from "../_shared/utf8.ts";
+import type { DeadLetter, QueueStore } from "./adapters/store.ts";
 import type { Clock } from "./clock.ts";
 import { isConfigured, type QueueConfig, settingsOf } from "./config.ts";
 import type { Counters } from "./counters.ts";
@@ -42,12 +43,13 @@ export interface QueueFunctionsOptions {
   log: Logger;
 }
 
-/** One function of the worker: its handler and description. */
-
 /** The `engine::queue::*` functions by id. */
 export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, WorkerFunction> {
   const { config, store, dispatcher, counters, clock } = o;
-  const guard = storeGuard(o.log);
+  // Every store failure answers with the one code QUEUE_STORE_ERROR.
+  const storeCall = storeGuard(o.log);
+  const guard = <T>(action: string, call: () => T | Promise<T>) =>
+    storeCall("QUEUE_STORE_ERROR", action, call);
   const F = QUEUE_FUNCTIONS;
 
   /** Every queue the worker knows: configured, stored or being delivered. */
@@ -213,21 +215,4 @@ function deadLetterNotFound(queue: string, id: string): CallError {
     code: "NOT_FOUND",
     message: `Dead letter "${id}" not found in queue "${queue}"`,
   });
-}
-
-/**
- * Runs a store call; a failure that is not already a `CallError` (a full
- * disk, Redis gone) becomes one with code `QUEUE_STORE_ERROR`, and is logged.
- */
-function storeGuard(log: Logger) {
-  return async function guard<T>(action: string, call: () => Awaitable<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof CallError) throw error;
-      const message = `Cannot ${action}: ${error instanceof Error ? error.message : String(error)}`;
-      log.error(message);
-      throw new CallError({ code: "QUEUE_STORE_ERROR", message });
-    }
-  };
 }

@@ -5,10 +5,18 @@
  */
 
 import assert from "node:assert/strict";
+import { CallError, type InvocationContext } from "../../engine/api.ts";
 import { startEngine } from "../../engine/engine.ts";
 import { type Frame, RawWorker } from "../../tests/support/raw_worker.ts";
+import { recordingLog } from "../../tests/support/recording_log.ts";
 import { startRedisServer } from "../../tests/support/redis_server.ts";
 import { deadLetterLogs } from "./_testing.ts";
+import { MemoryStore } from "./adapters/memory.ts";
+import { ManualClock } from "./clock.ts";
+import { parseConfig } from "./config.ts";
+import { Counters } from "./counters.ts";
+import { Dispatcher } from "./dispatcher.ts";
+import { createQueueFunctions } from "./functions.ts";
 import { queueWorker } from "./mod.ts";
 
 type Running = Awaited<ReturnType<typeof startEngine>>;
@@ -272,4 +280,41 @@ Deno.test("with the redis adapter a message is stored and delivered the same way
   } finally {
     await redis.stop();
   }
+});
+
+Deno.test("a store failure becomes a logged CallError QUEUE_STORE_ERROR naming what failed", async () => {
+  const { log, errors } = recordingLog();
+  const store = new MemoryStore();
+  const config = parseConfig({ adapter: "memory" });
+  const functions = createQueueFunctions({
+    config,
+    store,
+    // Never started: the calls below fail before anything is delivered.
+    dispatcher: new Dispatcher({
+      store,
+      settingsOf: () => config.default_queue,
+      target: { call: () => Promise.resolve(null), hasFunction: () => false },
+      log,
+    }),
+    counters: new Counters(),
+    clock: new ManualClock(),
+    log,
+  });
+  store.close();
+  const ctx: InvocationContext = {
+    functionId: "engine::queue::enqueue",
+    invocationId: "test",
+    signal: new AbortController().signal,
+  };
+  const message = 'Cannot store a message in queue "jobs": The memory queue store is closed';
+  const enqueue = functions["engine::queue::enqueue"]!;
+  await assert.rejects(
+    async () => await enqueue.handler({ queue: "jobs", function_id: "jobs::run", data: {} }, ctx),
+    (error) => {
+      assert.ok(error instanceof CallError);
+      assert.deepEqual(error.toBody(), { code: "QUEUE_STORE_ERROR", message });
+      return true;
+    },
+  );
+  assert.deepEqual(errors, [[message, { code: "QUEUE_STORE_ERROR" }]]);
 });

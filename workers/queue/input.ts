@@ -7,8 +7,8 @@
  */
 
 import { z } from "zod";
-import { CallError } from "../../engine/api.ts";
 import { checkFunctionId } from "../../engine/protocol/ids.ts";
+import { invalidInput } from "../_shared/call_errors.ts";
 import { checkQueueName } from "./config.ts";
 
 const queueName = z.string().superRefine((name, ctx) => {
@@ -55,12 +55,4 @@ export function readInput<S extends z.ZodType>(
   const issue = parsed.error.issues[0]!;
   const field = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "the payload";
   throw invalidInput(fn, `${field}: ${issue.message}`);
-}
-
-/** `Invalid input for engine::queue::redrive: "queue": …`. */
-export function invalidInput(fn: string, problem: string): CallError {
-  return new CallError({
-    code: "INVALID_ARGUMENT",
-    message: `Invalid input for ${fn}: ${problem}`,
-  });
 }

@@ -5,10 +5,11 @@
  * @module
  */
 
-import { CallError, type Logger } from "../../engine/api.ts";
+import type { Logger } from "../../engine/api.ts";
+import { invalidInput, storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
-import type { Awaitable, StateStore } from "./adapters/store.ts";
-import { invalidInput, readName, readObject, readTarget, readValue } from "./input.ts";
+import type { StateStore } from "./adapters/store.ts";
+import { readName, readObject, readTarget, readValue } from "./input.ts";
 import type { StateEvent } from "./triggers.ts";
 import { parseOps } from "./update_ops.ts";
 
@@ -20,14 +21,13 @@ export interface StateFunctionsOptions {
   log: Logger;
 }
 
-/** One function of the worker: its handler and description. */
-
 /** The `state::*` functions by id. */
 export function createStateFunctions(
   options: StateFunctionsOptions,
 ): Record<string, WorkerFunction> {
   const { store, onChange } = options;
-  const guard = adapterGuard(options.log);
+  // Each function fails with its own code (GET_ERROR, SET_ERROR, …), as the reference does.
+  const guard = storeGuard(options.log);
 
   return {
     "state::get": {
@@ -155,26 +155,5 @@ export function createStateFunctions(
         return { groups };
       },
     },
-  };
-}
-
-/**
- * Runs an adapter call; a failure that is not already a `CallError` (a full
- * disk, Redis gone) becomes one with `code`, and is logged.
- */
-function adapterGuard(log: Logger) {
-  return async function guard<T>(
-    code: string,
-    action: string,
-    call: () => Awaitable<T>,
-  ): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (error instanceof CallError) throw error;
-      const message = `Cannot ${action}: ${error instanceof Error ? error.message : String(error)}`;
-      log.error(message, { code });
-      throw new CallError({ code, message });
-    }
   };
 }

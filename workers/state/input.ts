@@ -6,13 +6,8 @@
  * @module
  */
 
-import { CallError } from "../../engine/api.ts";
+import { invalidInput } from "../_shared/call_errors.ts";
 import { isJsonObject, jsonProblem, type JsonValue } from "./values.ts";
-
-/** `Invalid input for state::set: "scope" must be a non-empty string`. */
-export function invalidInput(fn: string, problem: string, code = "INVALID_ARGUMENT"): CallError {
-  return new CallError({ code, message: `Invalid input for ${fn}: ${problem}` });
-}
 
 /** The payload as an object, or an error saying which fields the function takes. */
 export function readObject(fn: string, payload: unknown, fields: string): Record<string, unknown> {
