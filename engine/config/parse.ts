@@ -10,10 +10,11 @@
 import { parseDocument } from "yaml";
 import { applyTokens } from "./auth.ts";
 import { expandEnv } from "./env.ts";
-import { ConfigError } from "./error.ts";
+import type { ConfigError } from "./error.ts";
 import { describeIssue, isZodError, type Problem } from "./issues.ts";
-import { formatPath, lineCounterFor, offsetOf, pathAtOffset } from "./locate.ts";
+import { formatPath, pathAtOffset } from "./locate.ts";
 import { BUILTIN_WORKER_NAMES, EngineConfig, WorkerEntry } from "./schema.ts";
+import { YamlSource } from "./yaml_source.ts";
 
 export interface ParseConfigOptions {
   /** The file's name as messages should show it. */
@@ -50,33 +51,21 @@ export type ParseConfigResult =
  * ```
  */
 export function parseConfig(text: string, options: ParseConfigOptions): ParseConfigResult {
-  const { file } = options;
-  const lines = lineCounterFor(text);
-  const fail = (offset: number, problem: string, path = "", cause?: unknown): ParseConfigResult => {
-    const { line, col } = lines.linePos(offset);
-    return { ok: false, error: new ConfigError(problem, { file, line, column: col, path, cause }) };
-  };
-
+  const source = new YamlSource(options.file, text);
   const expanded = expandEnv(text, options.env);
   if (!expanded.ok) {
     const path = formatPath(pathAtOffset(parseDocument(text), expanded.offset));
     const problem = `Environment variable "${expanded.name}" is not set and has no default: ` +
       `set it, or write "\${${expanded.name}:default}"`;
-    return fail(expanded.offset, problem, path);
+    return { ok: false, error: source.errorAt(expanded.offset, problem, { path }) };
   }
-  const at = (offset: number) => expanded.toOriginal(offset);
-
-  const doc = parseDocument(expanded.text, { prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) {
-    return fail(at(syntax.pos[0]), `Invalid YAML: ${syntax.message.split("\n")[0]}`, "", syntax);
-  }
-  let raw: unknown;
-  try {
-    raw = doc.toJS() ?? {};
-  } catch (error) {
-    return fail(0, `Invalid YAML: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const yaml = source.parseYaml({ text: expanded.text, toOriginal: expanded.toOriginal });
+  if (!yaml.ok) return yaml;
+  const raw = yaml.raw ?? {};
+  const first = (problems: Problem[]): ParseConfigResult => ({
+    ok: false,
+    error: yaml.firstProblem(problems),
+  });
 
   const parsed = EngineConfig.safeParse(raw);
   if (!parsed.success) {
@@ -98,16 +87,6 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   const exposed = applyTokens(config, options.env);
   if (exposed) return first([{ ...exposed, atKey: false }]);
   return { ok: true, config };
-
-  function first(problems: Problem[]): ParseConfigResult {
-    const placed = problems.map((p) => ({
-      ...p,
-      offset: at(offsetOf(doc, p.path, { key: p.atKey })),
-    }));
-    placed.sort((a, b) => a.offset - b.offset);
-    const { offset, problem, path } = placed[0]!;
-    return fail(offset, problem, formatPath(path));
-  }
 }
 
 /** Validates `workers[index]`, replacing a built-in's `config` with its parsed value. */

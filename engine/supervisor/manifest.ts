@@ -8,12 +8,11 @@
  */
 
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { parseDocument } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "../config/error.ts";
 import { describeIssue, type Problem } from "../config/issues.ts";
-import { formatPath, lineCounterFor, offsetOf } from "../config/locate.ts";
 import { isValidWorkerName } from "../config/schema.ts";
+import { YamlSource } from "../config/yaml_source.ts";
 
 /** The manifest's file name inside a worker's folder. */
 export const MANIFEST_FILE = "engine.worker.yaml";
@@ -79,31 +78,24 @@ export interface ParseManifestOptions {
  * ```
  */
 export function parseManifest(text: string, options: ParseManifestOptions): ManifestResult {
-  const { file } = options;
-  const lines = lineCounterFor(text);
-  const fail = (offset: number, problem: string, path = ""): ManifestResult => {
-    const { line, col } = lines.linePos(offset);
-    return { ok: false, error: new ConfigError(problem, { file, line, column: col, path }) };
-  };
-  if (text.length > MAX_BYTES) return fail(0, `The manifest is larger than ${MAX_BYTES} bytes`);
-  const doc = parseDocument(text, { prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) return fail(syntax.pos[0], `Invalid YAML: ${syntax.message.split("\n")[0]}`);
-  let raw: unknown;
-  try {
-    raw = doc.toJS();
-  } catch (error) {
-    return fail(0, `Invalid YAML: ${error instanceof Error ? error.message : String(error)}`);
+  const source = new YamlSource(options.file, text);
+  if (text.length > MAX_BYTES) {
+    return {
+      ok: false,
+      error: source.errorAt(0, `The manifest is larger than ${MAX_BYTES} bytes`),
+    };
   }
+  const yaml = source.parseYaml();
+  if (!yaml.ok) return yaml;
+  const { raw } = yaml;
   if (raw === null || raw === undefined) {
-    return fail(0, "The manifest is empty: it needs name, runtime and scripts");
+    const problem = "The manifest is empty: it needs name, runtime and scripts";
+    return { ok: false, error: source.errorAt(0, problem) };
   }
-  const first = (problems: Problem[]): ManifestResult => {
-    const placed = problems.map((p) => ({ ...p, offset: offsetOf(doc, p.path, { key: p.atKey }) }));
-    placed.sort((a, b) => a.offset - b.offset);
-    const { offset, problem, path } = placed[0]!;
-    return fail(offset, problem, formatPath(path));
-  };
+  const first = (problems: Problem[]): ManifestResult => ({
+    ok: false,
+    error: yaml.firstProblem(problems),
+  });
 
   const parsed = Manifest.safeParse(raw);
   if (!parsed.success) {

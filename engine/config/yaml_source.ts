@@ -1,0 +1,96 @@
+/**
+ * What the config file and the worker manifest share between their text and
+ * their schema: the YAML parse, and problems turned into one
+ * {@linkcode ConfigError} at `file:line:col: field: problem`, the first in
+ * file order.
+ *
+ * @module
+ */
+
+import { type Document, type LineCounter, parseDocument } from "yaml";
+import { ConfigError } from "./error.ts";
+import type { Problem } from "./issues.ts";
+import { formatPath, lineCounterFor, offsetOf } from "./locate.ts";
+
+/** The YAML of a {@linkcode YamlSource}, parsed. */
+export interface ParsedYaml {
+  ok: true;
+  doc: Document;
+  /** The document as plain values; `null` or `undefined` for an empty file. */
+  raw: unknown;
+  /** The first of `problems` in file order, placed at its field. */
+  firstProblem(problems: Problem[]): ConfigError;
+}
+
+export type ParseYamlResult = ParsedYaml | { ok: false; error: ConfigError };
+
+export interface ParseYamlOptions {
+  /** The text to parse when it is not the file's own: a rewrite of it (`${VAR}` expanded). */
+  text: string;
+  /** Maps an offset in `text` back to the file's text. */
+  toOriginal: (offset: number) => number;
+}
+
+/**
+ * One file's text, whose problems are reported with the line and column
+ * they are at.
+ *
+ * @example
+ * ```ts
+ * import { YamlSource } from "./yaml_source.ts";
+ * const source = new YamlSource("a.yaml", "name: [\n");
+ * const parsed = source.parseYaml();
+ * if (!parsed.ok) console.log(parsed.error.message); // a.yaml:2:1: Invalid YAML: …
+ * ```
+ */
+export class YamlSource {
+  readonly file: string;
+  readonly text: string;
+  #lines: LineCounter | undefined;
+
+  constructor(file: string, text: string) {
+    this.file = file;
+    this.text = text;
+  }
+
+  /** A {@linkcode ConfigError} at `offset` of the file's text. */
+  errorAt(
+    offset: number,
+    problem: string,
+    options: { path?: string; cause?: unknown } = {},
+  ): ConfigError {
+    this.#lines ??= lineCounterFor(this.text);
+    const { line, col } = this.#lines.linePos(offset);
+    const { path = "", cause } = options;
+    return new ConfigError(problem, { file: this.file, line, column: col, path, cause });
+  }
+
+  /** Parses the file's text, or the rewrite of it that `options` gives. */
+  parseYaml(options?: ParseYamlOptions): ParseYamlResult {
+    const text = options?.text ?? this.text;
+    const at = options?.toOriginal ?? ((offset: number) => offset);
+    const doc = parseDocument(text, { prettyErrors: false });
+    const syntax = doc.errors[0];
+    if (syntax) {
+      const problem = `Invalid YAML: ${syntax.message.split("\n")[0]}`;
+      return { ok: false, error: this.errorAt(at(syntax.pos[0]), problem, { cause: syntax }) };
+    }
+    let raw: unknown;
+    try {
+      raw = doc.toJS();
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return { ok: false, error: this.errorAt(0, `Invalid YAML: ${detail}`, { cause: error }) };
+    }
+    const firstProblem = (problems: Problem[]): ConfigError => {
+      const placed = problems.map((p) => ({
+        ...p,
+        offset: at(offsetOf(doc, p.path, { key: p.atKey })),
+      }));
+      placed.sort((a, b) => a.offset - b.offset);
+      const { offset, problem, path } = placed[0]!;
+      return this.errorAt(offset, problem, { path: formatPath(path) });
+    };
+    return { ok: true, doc, raw, firstProblem };
+  }
+}
