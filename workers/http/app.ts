@@ -126,7 +126,10 @@ async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void>
   try {
     outcome = await limiter.acquire(scope.signal);
   } catch {
-    throw requestAborted(scope);
+    throw requestAborted(
+      scope,
+      `waiting for a free request slot (concurrency_request_limit ${limiter.limit})`,
+    );
   }
   if (outcome === "queue_full") {
     throw new HttpError(

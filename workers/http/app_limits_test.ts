@@ -45,12 +45,35 @@ Deno.test("app counts the wait for a slot against default_timeout", async () => 
   assert.equal(response.status, 504);
   assert.deepEqual(await errorOf(response), {
     code: "REQUEST_TIMEOUT",
-    message: "Request timed out",
+    message: "Request timed out: waiting for a free request slot (concurrency_request_limit 1)",
   });
   assert.equal(limiter.waiting, 0);
   assert.equal(calls.length, 0);
   limiter.release();
   assert.equal((await app.request("/x")).status, 200);
+});
+
+Deno.test("app counts reading the body against default_timeout, and says so", async () => {
+  // A body whose first chunk never comes: the client went quiet mid-request.
+  const body = new ReadableStream<Uint8Array>();
+  const { app, limiter, calls } = testApp({
+    functions: { h: () => ({ body: 1 }) },
+    config: { default_timeout: 40 },
+    triggers: [{ function_id: "h", config: { api_path: "/x", http_method: "POST" } }],
+  });
+  const response = await app.request("/x", {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json" },
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(response.status, 504);
+  assert.deepEqual(await errorOf(response), {
+    code: "REQUEST_TIMEOUT",
+    message: "Request timed out: reading the request body",
+  });
+  assert.equal(calls.length, 0);
+  assert.equal(limiter.active, 0);
 });
 
 Deno.test("app ends requests in progress with 503 when the worker stops", async () => {

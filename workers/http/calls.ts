@@ -42,7 +42,9 @@ export async function callFunction(
   call: CallRequest,
 ): Promise<unknown> {
   if (!invoker.hasFunction(call.functionId)) throw unavailable(call);
-  if (scope.ended) throw requestAborted(scope, call);
+  if (scope.ended) {
+    throw requestAborted(scope, `before ${describeCall(call)} was called`);
+  }
   const remaining = Math.max(1, Math.ceil(scope.expiresAt - performance.now()));
   const own = call.timeoutMs !== undefined && call.timeoutMs < remaining;
   const options: CallOptions = {
@@ -63,15 +65,23 @@ export async function callFunction(
   }
 }
 
-/** The error a request ends with when its own signal aborted. */
-export function requestAborted(scope: RequestScope, call?: CallRequest): HttpError {
+/**
+ * The error a request ends with when its scope ended: the worker stopping, or
+ * `default_timeout` running out `during` a step, which the message names: the
+ * function call in progress, or what the request was doing instead (e.g.
+ * `"reading the request body"`).
+ */
+export function requestAborted(scope: RequestScope, during: CallRequest | string): HttpError {
   if (scope.stopping.aborted) {
     return new HttpError(503, Code.ShuttingDown, "The HTTP worker is stopping");
   }
-  const waitingFor = call
-    ? `: ${call.role.toLowerCase()} ${JSON.stringify(call.functionId)} did not answer`
-    : "";
-  return new HttpError(504, Code.RequestTimeout, `Request timed out${waitingFor}`);
+  const step = typeof during === "string" ? during : `${describeCall(during)} did not answer`;
+  return new HttpError(504, Code.RequestTimeout, `Request timed out: ${step}`);
+}
+
+/** `function "orders::get"`, `middleware "auth::key"`, … */
+function describeCall(call: CallRequest): string {
+  return `${call.role.toLowerCase()} ${JSON.stringify(call.functionId)}`;
 }
 
 function middlewareTimeout(call: CallRequest): HttpError {

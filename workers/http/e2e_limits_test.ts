@@ -20,8 +20,18 @@ Deno.test("engine-http queues requests over the limit, refuses past four times i
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get("retry-after"), "1");
     assert.equal((refused.body as { error: { code: string } }).error.code, "OVERLOADED");
-    const statuses = (await Promise.all(held)).map((r) => r.status);
-    assert.deepEqual(statuses, [504, 504, 504, 504, 504]);
+    const replies = await Promise.all(held);
+    assert.deepEqual(replies.map((r) => r.status), [504, 504, 504, 504, 504]);
+    // Each names its step: the call, or the wait for the slot (which of them depends on when
+    // each waiter's time runs out against the slot being handed on).
+    for (const r of replies) {
+      const error = (r.body as { error: { code: string; message: string } }).error;
+      assert.equal(error.code, "REQUEST_TIMEOUT");
+      assert.match(
+        error.message,
+        /^Request timed out: (function "h::slow" did not answer|before function "h::slow" was called|waiting for a free request slot \(concurrency_request_limit 1\))$/,
+      );
+    }
     assert.equal(status().in_flight, 0);
     assert.equal(status().waiting, 0);
     assert.equal((await fetchJson(stack.base, "/users/1")).status, 200);

@@ -133,7 +133,7 @@ async function withBody(
     body = await incoming.scope.bound(readBody(incoming.request, options.bodyLimit));
   } catch (error) {
     if (error instanceof HttpError || !incoming.scope.ended) throw error;
-    throw requestAborted(incoming.scope);
+    throw requestAborted(incoming.scope, "reading the request body");
   }
   return {
     path_params: request.path_params,
