@@ -64,22 +64,27 @@ const check = (name: string, ok: boolean, detail: string) =>
   checks.push(`| ${name} | ${detail} | ${ok ? "met" : "**missed**"} |`);
 
 if (only.has("core") || only.has("state")) {
-  const echo = spawn(["run", "--allow-all", "bench/echo_server.ts"]);
-  const echoPort = (await echo.waitFor(/port=(\d+)/))[1];
+  // The direct echo is the core section's baseline only: the state section compares with the
+  // routed echo call, so `--only state` does not start it.
+  const echo = only.has("core") ? spawn(["run", "--allow-all", "bench/echo_server.ts"]) : undefined;
+  const echoUrl = echo && `ws://127.0.0.1:${(await echo.waitFor(/port=(\d+)/))[1]}`;
   const { engine, url } = await startEngine();
   const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: url });
   await worker.waitFor(/^ready$/);
   try {
-    const base = await client(["echo", `ws://127.0.0.1:${echoPort}`]);
+    const direct = echoUrl === undefined
+      ? undefined
+      : { url: echoUrl, result: await client(["echo", echoUrl]) };
     const routed = await client(["engine", url, "bench::echo"]);
-    if (only.has("core")) {
+    if (direct) {
+      const base = direct.result;
       // Sequential latency is mostly wake-ups here and drifts with the host's load: it is
       // measured again in alternating rounds, and the medians are compared.
       const seqOnly = { BENCH_SECONDS: "0", BENCH_SIZES: "" };
       const baseSeq: LatencySummary[] = [];
       const routedSeq: LatencySummary[] = [];
       for (let i = 0; i < (smoke ? 1 : 3); i++) {
-        baseSeq.push((await client(["echo", `ws://127.0.0.1:${echoPort}`], seqOnly)).seq);
+        baseSeq.push((await client(["echo", direct.url], seqOnly)).seq);
         routedSeq.push((await client(["engine", url, "bench::echo"], seqOnly)).seq);
       }
       const b = medianSeq(baseSeq);
@@ -129,7 +134,7 @@ if (only.has("core") || only.has("state")) {
       const set = await client(["engine", url, "state::set"], { BENCH_PAYLOAD: "state-set" });
       const get = await client(["engine", url, "state::get"], { BENCH_PAYLOAD: "state-get" });
       sections.push(
-        "## State worker (SQLite) through the engine\n\nBaseline: the routed echo call above, same run.\n\n" +
+        "## State worker (SQLite) through the engine\n\nBaseline: the routed echo call (`bench::echo`, the first row), same run.\n\n" +
           "| call | sequential p50 | p99 | 64 in flight | vs echo call |\n|---|---|---|---|---|\n" +
           [["bench::echo (baseline)", routed], ["state::set", set], ["state::get", get]].map(
             ([name, r]) => {
@@ -154,7 +159,7 @@ if (only.has("core") || only.has("state")) {
   } finally {
     await worker.stop();
     await engine.stop();
-    await echo.stop();
+    await echo?.stop();
   }
 }
 
