@@ -1,21 +1,25 @@
 /**
- * Test support: a `Logger` for code under test that keeps its error lines, so
- * a test can assert what was logged when something failed.
+ * Test support: a `Logger` for code under test that keeps its info and error
+ * lines, so a test can assert what was logged.
  *
  * @module
  */
 
 import type { Logger } from "../../engine/api.ts";
 
-/** A logger dropping every line but errors, which it keeps as `[message, data]`. */
-export function recordingLog(): { log: Logger; errors: [message: string, data: unknown][] } {
-  const errors: [string, unknown][] = [];
+/** One kept line: its message and its fields. */
+export type LoggedLine = [message: string, data: unknown];
+
+/** A logger dropping debug and warn lines and keeping info and error ones. */
+export function recordingLog(): { log: Logger; infos: LoggedLine[]; errors: LoggedLine[] } {
+  const infos: LoggedLine[] = [];
+  const errors: LoggedLine[] = [];
   const log: Logger = {
     debug() {},
-    info() {},
+    info: (message, data) => void infos.push([message, data]),
     warn() {},
     error: (message, data) => void errors.push([message, data]),
     child: () => log,
   };
-  return { log, errors };
+  return { log, infos, errors };
 }

@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { storeConfigFields } from "../_shared/store_config.ts";
 
 /** 1 MiB: the default `max_payload_bytes`. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -21,11 +22,6 @@ export const QUEUE_NAME_RULE =
 export function checkQueueName(name: string): string | undefined {
   return QUEUE_NAME.test(name) ? undefined : `Invalid queue name "${name}": ${QUEUE_NAME_RULE}`;
 }
-
-const redisUrl = z.string().refine(
-  (url) => /^rediss?:\/\//.test(url) && URL.canParse(url),
-  { message: 'must be a URL starting with "redis://" or "rediss://"' },
-);
 
 const positiveInt = z.number().int().positive();
 const nonNegativeInt = z.number().int().nonnegative();
@@ -83,14 +79,8 @@ const QueueEntrySchema = z.strictObject({
 
 /** The schema of the `engine-queue` config block; unknown keys are refused. */
 export const QueueConfigSchema = z.strictObject({
-  /** Where messages live: `sqlite` (default), `memory` (lost on restart) or `redis`. */
-  adapter: z.enum(["sqlite", "memory", "redis"]).default("sqlite"),
-  /** The SQLite database file; relative paths resolve against the engine's base folder. */
-  path: z.string().min(1).default("./data/queue.db"),
-  /** How often SQLite fsyncs: `normal` survives a killed engine, `full` survives power loss too. */
-  synchronous: z.enum(["normal", "full"]).default("normal"),
-  /** The Redis server, for the `redis` adapter. */
-  url: redisUrl.default("redis://localhost:6379"),
+  /** Where messages live: `adapter`, `path` (default `./data/queue.db`), `synchronous`, `url`. */
+  ...storeConfigFields("./data/queue.db"),
   /** Largest payload one message may carry, in bytes of compact JSON. */
   max_payload_bytes: positiveInt.default(DEFAULT_MAX_PAYLOAD_BYTES),
   /** Whether a message for a queue missing from `queues` creates it with `default_queue`. */

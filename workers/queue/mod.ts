@@ -21,8 +21,8 @@
 
 import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.ts";
 import { registerFunctions } from "../_shared/functions.ts";
-import { redactUrl } from "../_shared/redis.ts";
-import { openStore, resolveQueuePath } from "./adapters/open.ts";
+import { startStoreWorker } from "../_shared/store_worker.ts";
+import { openStore } from "./adapters/open.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { defaultConfig, parseConfig, type QueueConfig, settingsOf } from "./config.ts";
 import { Counters } from "./counters.ts";
@@ -57,53 +57,39 @@ export async function startQueueWorker(
   // Parsing is idempotent: this fills the defaults when a caller hands over a raw block.
   const config = parseConfig(given);
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config, { baseDir: api.baseDir, log: api.log });
-  const location = config.adapter === "sqlite"
-    ? { path: resolveQueuePath(config.path, api.baseDir) }
-    : config.adapter === "redis"
-    ? { url: redactUrl(config.url) }
-    : {};
-  const counters = new Counters();
-  const dispatcher = new Dispatcher({
-    store,
-    settingsOf: (queue) => settingsOf(config, queue),
-    target: {
-      call: (functionId, data, callOptions) => api.call(functionId, data, callOptions),
-      hasFunction: (functionId) => api.hasFunction(functionId),
+  return await startStoreWorker(api, {
+    label: "Queue",
+    config,
+    open: (openOptions) => openStore(config, openOptions),
+    setup: async (store) => {
+      const counters = new Counters();
+      const dispatcher = new Dispatcher({
+        store,
+        settingsOf: (queue) => settingsOf(config, queue),
+        target: {
+          call: (functionId, data, callOptions) => api.call(functionId, data, callOptions),
+          hasFunction: (functionId) => api.hasFunction(functionId),
+        },
+        log: api.log,
+        clock,
+        ...(options.shutdownGraceMs === undefined
+          ? {}
+          : { shutdownGraceMs: options.shutdownGraceMs }),
+        onEvent: (event) => counters.record(event),
+      });
+      const stored = await store.queues();
+      const unregister = registerFunctions(
+        api,
+        createQueueFunctions({ config, store, dispatcher, counters, clock, log: api.log }),
+      );
+      dispatcher.start(new Set([...Object.keys(config.queues), ...stored]));
+      return {
+        async stop() {
+          unregister();
+          await dispatcher.stop();
+        },
+        describe: () => ({ queues: dispatcher.queues.length }),
+      };
     },
-    log: api.log,
-    clock,
-    ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
-    onEvent: (event) => counters.record(event),
   });
-  let unregister: () => void;
-  try {
-    const stored = await store.queues();
-    unregister = registerFunctions(
-      api,
-      createQueueFunctions({ config, store, dispatcher, counters, clock, log: api.log }),
-    );
-    dispatcher.start(new Set([...Object.keys(config.queues), ...stored]));
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  api.log.info(`Queue worker started with the ${config.adapter} adapter`, location);
-
-  let stopped: Promise<void> | undefined;
-  return {
-    stop() {
-      stopped ??= (async () => {
-        unregister();
-        await dispatcher.stop();
-        await store.close();
-      })();
-      return stopped;
-    },
-    describe: () => ({
-      adapter: config.adapter,
-      ...location,
-      queues: dispatcher.queues.length,
-    }),
-  };
 }

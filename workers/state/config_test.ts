@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { stateWorker } from "./mod.ts";
-import { resolveStatePath } from "./adapters/open.ts";
 
 Deno.test("stateWorker.parseConfig() fills every default", () => {
   const expected = {
@@ -48,8 +47,3 @@ for (const [name, raw, path] of refused) {
     });
   });
 }
-
-Deno.test("resolveStatePath() resolves relative paths against the base folder", () => {
-  assert.equal(resolveStatePath("./data/state.db", "/srv/app"), "/srv/app/data/state.db");
-  assert.equal(resolveStatePath("/var/lib/state.db", "/srv/app"), "/var/lib/state.db");
-});
