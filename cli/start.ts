@@ -5,14 +5,10 @@
  * @module
  */
 import { dirname } from "node:path";
-import {
-  DEFAULT_CONFIG_FILE,
-  type EngineConfig,
-  isLoopbackHost,
-  loadConfigFile,
-} from "../engine/config/mod.ts";
+import { DEFAULT_CONFIG_FILE, type EngineConfig, loadConfigFile } from "../engine/config/mod.ts";
 import { type RunningEngine, startEngine } from "../engine/engine.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
+import { exposedWithoutToken } from "../engine/token.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
 import { startEmbeddedConsole } from "./console.ts";
@@ -51,7 +47,7 @@ export async function start(args: string[], io: Io): Promise<number> {
     return 1;
   }
   const config = loaded.config;
-  if (!isLoopbackHost(config.host) && !config.auth.token) {
+  if (exposedWithoutToken(config.host, config.auth.token)) {
     io.err(
       `Error: ${file}: host: refusing to accept workers on "${config.host}" without a token: set "auth.token" or ENGINE_TOKEN, or bind to 127.0.0.1`,
     );

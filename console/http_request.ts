@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isLoopbackHost } from "../engine/config/auth.ts";
+import { isLoopbackHost } from "../engine/host.ts";
 import { redactor } from "../engine/observability/redact.ts";
 import type { EngineLink } from "./link.ts";
 

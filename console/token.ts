@@ -9,25 +9,12 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { CONSOLE_TOKEN_ENV, isLoopbackHost } from "../engine/config/auth.ts";
+import { sameToken } from "../engine/token.ts";
+
+/** Why the console may not start on a host with a token, or `undefined` when it may. */
+export { consoleBindingProblem as bindingProblem } from "../engine/config/auth.ts";
 
 export const TOKEN_COOKIE = "engine_console_token";
-
-/** Why the console may not start on `host` with `token`, or `undefined` when it may. */
-export function bindingProblem(host: string, token: string | undefined): string | undefined {
-  if (isLoopbackHost(host) || (token !== undefined && token !== "")) return undefined;
-  return `Console bound to "${host}" requires a token: set "console.token" or ${CONSOLE_TOKEN_ENV}, ` +
-    `or bind it to "127.0.0.1"`;
-}
-
-/** Compares in time independent of where the strings differ. */
-export function sameToken(given: string, expected: string): boolean {
-  const a = new TextEncoder().encode(given);
-  const b = new TextEncoder().encode(expected);
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i]!;
-  return diff === 0;
-}
 
 /** Admits requests carrying `token`; `?token=` sets the cookie and redirects without it. */
 export function requireToken(token: string): MiddlewareHandler {

@@ -8,6 +8,7 @@
 import type { Logger } from "./api.ts";
 import type { Engine, WorkerConn } from "./core.ts";
 import { WebSocketSession } from "./session.ts";
+import { sameToken } from "./token.ts";
 
 export interface ServerOptions {
   engine: Engine;
@@ -127,13 +128,5 @@ export function serveEngine(options: ServerOptions): Promise<EngineServer> {
 function authorized(req: Request, token: string): boolean {
   const header = req.headers.get("authorization") ?? "";
   const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
-  return timingSafeEqual(given, token);
-}
-
-function timingSafeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
+  return sameToken(given, token);
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { exposedWithoutToken } from "../token.ts";
 import type { EngineConfig } from "./schema.ts";
 
 /** Environment variable holding the token workers must present. */
@@ -13,10 +14,11 @@ export const ENGINE_TOKEN_ENV = "ENGINE_TOKEN";
 /** Environment variable holding the console's token. */
 export const CONSOLE_TOKEN_ENV = "ENGINE_CONSOLE_TOKEN";
 
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+/** Why a console may not be bound to `host` with `token`, or `undefined` when it may. */
+export function consoleBindingProblem(host: string, token: string | undefined): string | undefined {
+  if (!exposedWithoutToken(host, token)) return undefined;
+  return `Console bound to "${host}" requires a token: ` +
+    `set "console.token" or ${CONSOLE_TOKEN_ENV}, or bind it to "127.0.0.1"`;
 }
 
 /**
@@ -32,14 +34,8 @@ export function applyTokens(
   if (engineToken !== undefined) config.auth.token = engineToken;
   const consoleToken = config.console.token ?? (env(CONSOLE_TOKEN_ENV) || undefined);
   if (consoleToken !== undefined) config.console.token = consoleToken;
-  if (
-    config.console.enabled && !isLoopbackHost(config.console.host) && consoleToken === undefined
-  ) {
-    return {
-      path: ["console", "host"],
-      problem: `Console bound to "${config.console.host}" requires a token: ` +
-        `set "console.token" or ${CONSOLE_TOKEN_ENV}, or bind it to "127.0.0.1"`,
-    };
-  }
-  return undefined;
+  const problem = config.console.enabled
+    ? consoleBindingProblem(config.console.host, consoleToken)
+    : undefined;
+  return problem === undefined ? undefined : { path: ["console", "host"], problem };
 }

@@ -17,7 +17,8 @@
  * @module
  */
 
-export { CONSOLE_TOKEN_ENV, ENGINE_TOKEN_ENV, isLoopbackHost } from "./auth.ts";
+export { CONSOLE_TOKEN_ENV, ENGINE_TOKEN_ENV } from "./auth.ts";
+export { isLoopbackHost } from "../host.ts";
 export { type ChangedWorker, diffWorkers, type WorkersDiff } from "./diff.ts";
 export {
   addWorkerEntry,

@@ -1,0 +1,41 @@
+/**
+ * Host names as servers bind them and as clients dial them: which hosts
+ * only this machine can reach, and where a process on this machine connects
+ * to a server bound to a host (not `0.0.0.0`, which is nowhere to dial).
+ *
+ * @module
+ */
+
+/** Whether `host` only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = unbracket(host);
+  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/** Whether `host` binds every interface: `0.0.0.0`, `::` or `[::]`. */
+export function isUnspecifiedHost(host: string): boolean {
+  const bare = unbracket(host);
+  return bare === "0.0.0.0" || bare === "::";
+}
+
+/**
+ * The host a process on this machine dials to reach a server bound to
+ * `host`, written for a URL: every interface becomes loopback of the same
+ * family (`0.0.0.0` → `127.0.0.1`, `::` → `[::1]`), an IPv6 address gets
+ * brackets, any other host stays as it is.
+ *
+ * @example
+ * ```ts
+ * import { dialableHost } from "./host.ts";
+ * const url = `ws://${dialableHost("::")}:49134`; // ws://[::1]:49134
+ * ```
+ */
+export function dialableHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (isUnspecifiedHost(host)) return "[::1]";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+function unbracket(host: string): string {
+  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+}

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { dialableHost, isLoopbackHost, isUnspecifiedHost } from "./host.ts";
+
+Deno.test("dialableHost() turns a bound host into one a local client can put in a URL", () => {
+  const cases: [string, string][] = [
+    ["0.0.0.0", "127.0.0.1"],
+    ["::", "[::1]"],
+    ["[::]", "[::1]"],
+    ["::1", "[::1]"],
+    ["[::1]", "[::1]"],
+    ["fe80::1", "[fe80::1]"],
+    ["127.0.0.1", "127.0.0.1"],
+    ["192.168.1.4", "192.168.1.4"],
+    ["localhost", "localhost"],
+    ["engine.example.com", "engine.example.com"],
+  ];
+  for (const [host, dialed] of cases) assert.equal(dialableHost(host), dialed, host);
+});
+
+Deno.test("isLoopbackHost() and isUnspecifiedHost() accept IPv6 with or without brackets", () => {
+  // [host, loopback, unspecified]
+  const cases: [string, boolean, boolean][] = [
+    ["127.0.0.1", true, false],
+    ["127.1.2.3", true, false],
+    ["localhost", true, false],
+    ["::1", true, false],
+    ["[::1]", true, false],
+    ["0.0.0.0", false, true],
+    ["::", false, true],
+    ["[::]", false, true],
+    ["192.168.1.4", false, false],
+    ["engine.example.com", false, false],
+  ];
+  for (const [host, loopback, unspecified] of cases) {
+    assert.equal(isLoopbackHost(host), loopback, host);
+    assert.equal(isUnspecifiedHost(host), unspecified, host);
+  }
+});
