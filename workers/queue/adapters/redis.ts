@@ -33,15 +33,15 @@ import type {
   QueueStore,
   Reschedule,
 } from "./store.ts";
-import { type QueueScripts, SCRIPTS } from "./redis_scripts.ts";
+import { type Arg, type QueueKey, type QueueScripts, SCRIPTS } from "./redis_scripts.ts";
 
 /** Options of {@link RedisStore.connect}. */
 export type RedisStoreOptions = RedisConnectOptions;
 
 const NAMES = "queue:names";
 
-/** The keys of one queue, in the order the scripts take them. */
-function keys(queue: string) {
+/** The keys of one queue by name, and the set of queue names. */
+function keys(queue: string): Record<QueueKey, string> {
   const k = (suffix: string) => `queue:${queue}:${suffix}`;
   return {
     due: k("due"),
@@ -51,6 +51,7 @@ function keys(queue: string) {
     data: k("data"),
     attempts: k("attempts"),
     errors: k("errors"),
+    names: NAMES,
   };
 }
 
@@ -68,7 +69,9 @@ export class RedisStore implements QueueStore {
   readonly #redis: Redis & QueueScripts;
 
   private constructor(redis: Redis) {
-    for (const [name, script] of Object.entries(SCRIPTS)) redis.defineCommand(name, script);
+    for (const [name, script] of Object.entries(SCRIPTS)) {
+      redis.defineCommand(name, { numberOfKeys: script.keys.length, lua: script.lua });
+    }
     this.#redis = redis as Redis & QueueScripts;
   }
 
@@ -77,16 +80,25 @@ export class RedisStore implements QueueStore {
     return new RedisStore(await connectRedis(options));
   }
 
+  /** Runs the script `name` on the keys of `queue` it takes, then `args` as its `ARGV`. */
+  #run<N extends keyof QueueScripts>(
+    name: N,
+    queue: string,
+    ...args: Arg[]
+  ): ReturnType<QueueScripts[N]> {
+    const k = keys(queue);
+    const scripts: QueueScripts = this.#redis;
+    const reply = scripts[name](...SCRIPTS[name].keys.map((key) => k[key]), ...args);
+    return reply as ReturnType<QueueScripts[N]>;
+  }
+
   async enqueue(m: NewMessage): Promise<boolean> {
-    const k = keys(m.queue);
     const meta: StaticMeta = { f: m.functionId, t: m.enqueuedAt };
     if (m.traceparent !== undefined) meta.tp = m.traceparent;
     if (m.baggage !== undefined) meta.bg = m.baggage;
-    const added = await this.#redis.queueEnqueue(
-      k.meta,
-      k.data,
-      k.due,
-      NAMES,
+    const added = await this.#run(
+      "queueEnqueue",
+      m.queue,
       m.id,
       JSON.stringify(meta),
       m.dataText,
@@ -103,19 +115,7 @@ export class RedisStore implements QueueStore {
     leaseUntil: number,
   ): Promise<ClaimedMessage[]> {
     if (limit <= 0) return [];
-    const k = keys(queue);
-    const flat = await this.#redis.queueClaim(
-      k.due,
-      k.leases,
-      k.meta,
-      k.data,
-      k.attempts,
-      k.errors,
-      now,
-      limit,
-      leaseUntil,
-      crypto.randomUUID(),
-    );
+    const flat = await this.#run("queueClaim", queue, now, limit, leaseUntil, crypto.randomUUID());
     return rowsOf(flat).map(([id, lease, meta, data, attempts, error]) => ({
       ...toMeta(queue, id, meta, attempts, error),
       data: JSON.parse(data),
@@ -124,18 +124,7 @@ export class RedisStore implements QueueStore {
   }
 
   async ack(queue: string, id: string, lease: string): Promise<boolean> {
-    const k = keys(queue);
-    const done = await this.#redis.queueAck(
-      k.due,
-      k.leases,
-      k.meta,
-      k.data,
-      k.attempts,
-      k.errors,
-      id,
-      lease,
-    );
-    return done === 1;
+    return await this.#run("queueAck", queue, id, lease) === 1;
   }
 
   async reschedule(
@@ -144,17 +133,15 @@ export class RedisStore implements QueueStore {
     lease: string,
     change: Reschedule,
   ): Promise<boolean> {
-    const k = keys(queue);
-    const done = await this.#redis.queueReschedule(
-      k.due,
-      k.leases,
-      k.attempts,
-      k.errors,
+    const error = change.lastError === undefined ? "" : JSON.stringify(change.lastError);
+    const done = await this.#run(
+      "queueReschedule",
+      queue,
       id,
       lease,
       change.visibleAt,
       change.attempts,
-      change.lastError === undefined ? "" : JSON.stringify(change.lastError),
+      error,
     );
     return done === 1;
   }
@@ -165,19 +152,8 @@ export class RedisStore implements QueueStore {
     lease: string,
     end: { attempts: number; lastError: ErrorBody; failedAt: number },
   ): Promise<boolean> {
-    const k = keys(queue);
-    const done = await this.#redis.queueBury(
-      k.due,
-      k.leases,
-      k.attempts,
-      k.errors,
-      k.dead,
-      id,
-      lease,
-      end.failedAt,
-      end.attempts,
-      JSON.stringify(end.lastError),
-    );
+    const error = JSON.stringify(end.lastError);
+    const done = await this.#run("queueBury", queue, id, lease, end.failedAt, end.attempts, error);
     return done === 1;
   }
 
@@ -191,21 +167,12 @@ export class RedisStore implements QueueStore {
   }
 
   async counts(queue: string, now: number): Promise<QueueCounts> {
-    const k = keys(queue);
-    const [live, inFlight, dead] = await this.#redis.queueCounts(k.due, k.leases, k.dead, now);
+    const [live, inFlight, dead] = await this.#run("queueCounts", queue, now);
     return { depth: live - inFlight, inFlight, deadLetters: dead };
   }
 
   async deadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
-    const k = keys(queue);
-    const flat = await this.#redis.queueDeadLetters(
-      k.dead,
-      k.meta,
-      k.data,
-      k.attempts,
-      k.errors,
-      limit,
-    );
+    const flat = await this.#run("queueDeadLetters", queue, limit);
     return rowsOf(flat).map(([id, failedAt, meta, data, attempts, error]) => {
       const m = toMeta(queue, id, meta, attempts, error);
       return {
@@ -218,29 +185,11 @@ export class RedisStore implements QueueStore {
   }
 
   async redrive(queue: string, id: string | undefined, now: number): Promise<number> {
-    const k = keys(queue);
-    return await this.#redis.queueRedrive(
-      k.dead,
-      k.due,
-      k.attempts,
-      k.errors,
-      now,
-      id === undefined ? "1" : "0",
-      id ?? "",
-    );
+    return await this.#run("queueRedrive", queue, now, id === undefined ? "1" : "0", id ?? "");
   }
 
   async discard(queue: string, id: string): Promise<boolean> {
-    const k = keys(queue);
-    const done = await this.#redis.queueDiscard(
-      k.dead,
-      k.meta,
-      k.data,
-      k.attempts,
-      k.errors,
-      id,
-    );
-    return done === 1;
+    return await this.#run("queueDiscard", queue, id) === 1;
   }
 
   async close(): Promise<void> {
