@@ -9,6 +9,7 @@
 import type { EngineConfig, ParseConfigOptions, WorkerEntry } from "../engine/config/mod.ts";
 import { watchConfigFile } from "../engine/config/watch.ts";
 import type { RunningEngine } from "../engine/engine.ts";
+import { dialableHost } from "../engine/host.ts";
 import { registerSupervisorFunctions } from "../engine/supervisor/functions.ts";
 import { installCacheDir } from "../engine/supervisor/install.ts";
 import type { SupervisionOptions } from "../engine/supervisor/process.ts";
@@ -40,7 +41,7 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
   const supervisor = new Supervisor({
     baseDir: dirname(file),
     cacheDir: installCacheDir(file),
-    engineUrl: localUrl(engine),
+    engineUrl: `ws://${dialableHost(engine.hostname)}:${engine.port}`,
     ...(config.auth.token ? { token: config.auth.token } : {}),
     loggerFor: (name) => engine.logs.logger({ source: name, worker: name }),
     ...(options.supervision ? { supervision: options.supervision } : {}),
@@ -76,12 +77,4 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
       await supervisor.stop();
     },
   };
-}
-
-/** The engine's URL as a process on this machine dials it (not 0.0.0.0). */
-function localUrl(engine: RunningEngine): string {
-  const host = engine.hostname;
-  if (host === "0.0.0.0") return `ws://127.0.0.1:${engine.port}`;
-  if (host === "::" || host === "[::]") return `ws://[::1]:${engine.port}`;
-  return engine.url;
 }

@@ -7,6 +7,7 @@
  */
 
 import type { EngineConfig } from "../engine/config/mod.ts";
+import { dialableHost } from "../engine/host.ts";
 import type { BuiltinFailure, SupervisedView } from "../engine/supervisor/functions.ts";
 import { EngineClient, FunctionFailed } from "./engine_url.ts";
 
@@ -45,8 +46,7 @@ export function engineUrlFor(config: EngineConfig | undefined, flag?: string): s
   const fromEnv = flag || Deno.env.get("ENGINE_URL");
   if (fromEnv) return fromEnv;
   if (!config || config.port === 0) return "ws://localhost:49134";
-  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-  return `ws://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
+  return `ws://${dialableHost(config.host)}:${config.port}`;
 }
 
 /** Connects to the engine at `url` and checks that it runs the config file `file`. */

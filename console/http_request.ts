@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isLoopbackHost } from "../engine/host.ts";
+import { dialableHost, isLoopbackHost, isUnspecifiedHost } from "../engine/host.ts";
 import { redactor } from "../engine/observability/redact.ts";
 import type { EngineLink } from "./link.ts";
 
@@ -22,7 +22,6 @@ export type HttpProbeResult =
   | { error: { code: string; message: string } };
 
 const redact = redactor();
-const UNSPECIFIED = new Set(["0.0.0.0", "::", "[::]"]);
 
 /** Where the engine's HTTP worker answers, seen from this console. */
 export async function httpWorkerBase(link: EngineLink): Promise<string | undefined> {
@@ -32,14 +31,13 @@ export async function httpWorkerBase(link: EngineLink): Promise<string | undefin
   const http = workers.find((w) => typeof w.port === "number" && typeof w.host === "string");
   if (!http) return undefined;
   const engineHost = new URL(link.engineUrl).hostname;
-  let host = String(http.host);
+  const host = String(http.host);
   // An HTTP worker on every interface, or on the engine machine's loopback, is
   // reached at the engine's own address unless that is loopback too.
-  if (UNSPECIFIED.has(host) || (isLoopbackHost(host) && !isLoopbackHost(engineHost))) {
-    host = UNSPECIFIED.has(engineHost) ? "127.0.0.1" : engineHost;
-  }
-  if (host.includes(":") && !host.startsWith("[")) host = `[${host}]`;
-  return `http://${host}:${http.port}`;
+  const reached = isUnspecifiedHost(host) || (isLoopbackHost(host) && !isLoopbackHost(engineHost))
+    ? engineHost
+    : host;
+  return `http://${dialableHost(reached)}:${http.port}`;
 }
 
 export async function sendHttpRequest(
