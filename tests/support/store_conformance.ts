@@ -80,6 +80,19 @@ export function storeConformance<B, S extends Closable>(
 }
 
 /**
+ * A harness for an adapter that keeps its data inside the store (memory):
+ * each case's back end is `backend()`, and cases that need a shared back end
+ * are ignored.
+ */
+export function memoryHarness<B>(backend: () => B): Promise<Harness<B>> {
+  return Promise.resolve({
+    backend: () => Promise.resolve(backend()),
+    teardown: () => Promise.resolve(),
+    shared: false,
+  });
+}
+
+/**
  * A harness for an adapter over files: each case's back end is `backend(dir)`
  * with `dir` a folder that does not exist yet (opening must create it),
  * inside a temporary folder named with `prefix` that teardown removes.

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   folderHarness,
+  memoryHarness,
   redisHarness,
   type StoreBackend,
   type StoreCase,
@@ -355,13 +356,10 @@ const cases: Record<string, Case> = {
 
 const conformance = storeConformance("QueueStore", cases);
 
-conformance("memory", () =>
-  Promise.resolve({
-    backend: () =>
-      Promise.resolve({ shared: false, open: () => Promise.resolve(new MemoryStore()) }),
-    teardown: () => Promise.resolve(),
-    shared: false,
-  }));
+conformance(
+  "memory",
+  () => memoryHarness(() => ({ shared: false, open: () => Promise.resolve(new MemoryStore()) })),
+);
 
 conformance("sqlite", () =>
   folderHarness("queue-sqlite-", (dir) => ({

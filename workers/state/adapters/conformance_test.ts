@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { CallError } from "../../../engine/api.ts";
 import {
   folderHarness,
+  memoryHarness,
   redisHarness,
   type StoreBackend,
   type StoreCase,
@@ -280,16 +281,11 @@ const cases: Record<string, Case> = {
 const conformance = storeConformance("StateStore", cases);
 
 conformance("memory", () =>
-  Promise.resolve({
-    backend: () =>
-      Promise.resolve({
-        shared: false,
-        open: (options) =>
-          Promise.resolve(new MemoryStore({ maxValueBytes: options?.maxValueBytes ?? LIMIT })),
-      }),
-    teardown: () => Promise.resolve(),
+  memoryHarness((): Backend => ({
     shared: false,
-  }));
+    open: (options) =>
+      Promise.resolve(new MemoryStore({ maxValueBytes: options?.maxValueBytes ?? LIMIT })),
+  })));
 
 conformance("sqlite", () =>
   folderHarness("state-sqlite-", (dir): Backend => ({
