@@ -9,7 +9,7 @@ import type { Logger } from "../../engine/api.ts";
 import { invalidInput, storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
 import type { StateStore } from "./adapters/store.ts";
-import { readName, readObject, readTarget, readValue } from "./input.ts";
+import { readScope, readTarget, readValue } from "./input.ts";
 import type { StateEvent } from "./triggers.ts";
 import { parseOps } from "./update_ops.ts";
 
@@ -122,11 +122,7 @@ export function createStateFunctions(
     "state::list": {
       description: "Returns the values stored in {scope}, ordered by key",
       handler: async (payload) => {
-        const scope = readName(
-          "state::list",
-          readObject("state::list", payload, `with "scope"`),
-          "scope",
-        );
+        const scope = readScope("state::list", payload);
         const entries = await guard("LIST_ERROR", `list scope "${scope}"`, () => store.list(scope));
         return entries.map((entry) => entry.value);
       },
@@ -135,11 +131,7 @@ export function createStateFunctions(
     "state::list_keys": {
       description: "Returns the entries of {scope} as [{key, value}], ordered by key",
       handler: async (payload) => {
-        const scope = readName(
-          "state::list_keys",
-          readObject("state::list_keys", payload, `with "scope"`),
-          "scope",
-        );
+        const scope = readScope("state::list_keys", payload);
         return await guard("LIST_ERROR", `list scope "${scope}"`, () => store.list(scope));
       },
     },

@@ -45,6 +45,11 @@ export function readTarget(
   return { scope: readName(fn, input, "scope"), key: readName(fn, input, "key"), input };
 }
 
+/** `{scope}` of the payload (`state::list`, `state::list_keys`). */
+export function readScope(fn: string, payload: unknown): string {
+  return readName(fn, readObject(fn, payload, `with "scope"`), "scope");
+}
+
 /** The `value` of `state::set` (or its reference alias `data`), checked to be JSON. */
 export function readValue(fn: string, input: Record<string, unknown>): JsonValue {
   const field = input.value === undefined && input.data !== undefined ? "data" : "value";
