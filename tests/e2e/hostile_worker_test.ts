@@ -109,7 +109,7 @@ Deno.test("fuzzed frames from a hostile worker never crash the engine or disturb
       }
     }
     hostile.send({ type: "ping" });
-    await hostile.next((f) => f.type === "pong", 10_000);
+    await hostile.next((f) => f.type === "pong", { timeoutMs: 10_000 });
     assert.ok(
       hostile.frames.some((f) => f.type === "error"),
       "the hostile worker is told what was wrong",

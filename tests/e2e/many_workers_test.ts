@@ -35,7 +35,7 @@ Deno.test("1,000 connections and 10,000 functions: registration, listing and cal
     // Frames of one connection are handled in order: a pong after the last registration on each
     // connection means all of them are in.
     await Promise.all(pool.map((w) => {
-      const pong = w.next((fr) => fr.type === "pong", 60_000);
+      const pong = w.next((fr) => fr.type === "pong", { timeoutMs: 60_000 });
       w.send({ type: "ping" });
       return pong;
     }));

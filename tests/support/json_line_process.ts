@@ -1,21 +1,16 @@
 /**
  * Test support: a child `deno run` process that is driven through JSON lines:
  * messages written to its stdin, messages read from its stdout (the fixtures
- * of the state and queue workers' end-to-end tests, and the real engine).
+ * of the state and queue workers' end-to-end tests).
  *
  * @module
  */
 
 import { readLines } from "./lines.ts";
+import { Waiters, type WaitOptions } from "./waiters.ts";
 
 /** One line of the child's output, or one line written to its input. */
 export type Message = Record<string, unknown>;
-
-interface Waiter {
-  match(message: Message): boolean;
-  resolve(message: Message): void;
-  reject(error: Error): void;
-}
 
 /**
  * A child `deno run` whose stdout lines are messages: a line holding a JSON
@@ -24,8 +19,14 @@ interface Waiter {
 export class JsonLineProcess {
   readonly #child: Deno.ChildProcess;
   readonly #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  /** Every message received, for the time-out messages of {@link waitFor}. */
+  readonly #seen: Message[] = [];
   readonly #unclaimed: Message[] = [];
-  readonly #waiters: Waiter[] = [];
+  readonly #waiters = new Waiters<Message>({
+    item: "message",
+    seen: () => this.#seen,
+    timeoutMs: 30_000,
+  });
   readonly #stdout: Promise<void>;
   readonly #stderr: Promise<string>;
   #ended: Error | undefined;
@@ -43,12 +44,17 @@ export class JsonLineProcess {
     this.#stdout = this.#read();
   }
 
-  /** The first message (already received or still to come) that `match` accepts. */
-  waitFor(match: (message: Message) => boolean): Promise<Message> {
+  /**
+   * The first message (already received or still to come) that `match`
+   * accepts and no earlier wait took. After `timeoutMs` (30 s by default) it
+   * rejects with an error naming `description` (by default the predicate's
+   * source) and the last messages received.
+   */
+  waitFor(match: (message: Message) => boolean, options: WaitOptions = {}): Promise<Message> {
     const index = this.#unclaimed.findIndex(match);
     if (index >= 0) return Promise.resolve(this.#unclaimed.splice(index, 1)[0] as Message);
     if (this.#ended) return Promise.reject(this.#ended);
-    return new Promise((resolve, reject) => this.#waiters.push({ match, resolve, reject }));
+    return this.#waiters.wait(match, options);
   }
 
   /** Writes one JSON line to the child's stdin. */
@@ -76,19 +82,16 @@ export class JsonLineProcess {
 
   async #read(): Promise<void> {
     for await (const line of readLines(this.#child.stdout)) {
-      if (line.trim() !== "") this.#deliver(parseLine(line));
+      if (line.trim() === "") continue;
+      const message = parseLine(line);
+      this.#seen.push(message);
+      if (!this.#waiters.deliver(message)) this.#unclaimed.push(message);
     }
     const stderr = await this.#stderr;
     this.#ended = new Error(
       `The child process ended before the awaited message; its stderr:\n${stderr}`,
     );
-    for (const waiter of this.#waiters.splice(0)) waiter.reject(this.#ended);
-  }
-
-  #deliver(message: Message): void {
-    const index = this.#waiters.findIndex((waiter) => waiter.match(message));
-    if (index < 0) this.#unclaimed.push(message);
-    else this.#waiters.splice(index, 1)[0]?.resolve(message);
+    this.#waiters.rejectAll(this.#ended);
   }
 }
 

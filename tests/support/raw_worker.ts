@@ -6,13 +6,19 @@
  * @module
  */
 
+import { Waiters, type WaitOptions } from "./waiters.ts";
+
 // deno-lint-ignore no-explicit-any
 export type Frame = Record<string, any>;
 
 export class RawWorker {
   readonly frames: Frame[] = [];
   readonly socket: WebSocket;
-  #waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
+  readonly #waiters = new Waiters<Frame>({
+    item: "frame",
+    seen: () => this.frames,
+    timeoutMs: 5000,
+  });
   #closed: Promise<CloseEvent>;
   workerId = "";
 
@@ -24,8 +30,7 @@ export class RawWorker {
         typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data),
       );
       this.frames.push(frame);
-      const i = this.#waiters.findIndex((w) => w.match(frame));
-      if (i >= 0) this.#waiters.splice(i, 1)[0]!.resolve(frame);
+      this.#waiters.deliver(frame);
     });
   }
 
@@ -33,7 +38,9 @@ export class RawWorker {
     // @ts-ignore Deno's WebSocket accepts request headers
     const socket = new WebSocket(url, headers ? { headers } : undefined);
     const w = new RawWorker(socket);
-    const registered = w.next((f) => f.type === "workerregistered");
+    const registered = w.next((f) => f.type === "workerregistered", {
+      description: `the "workerregistered" frame from ${url}`,
+    });
     await new Promise<void>((resolve, reject) => {
       socket.addEventListener("open", () => resolve(), { once: true });
       socket.addEventListener("error", () => reject(new Error(`Cannot connect to ${url}`)), {
@@ -51,29 +58,22 @@ export class RawWorker {
     );
   }
 
-  /** The first already-received or future frame matching `match`. */
-  next(match: (f: Frame) => boolean, timeoutMs = 5000): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
-        reject(
-          new Error(
-            `No matching frame within ${timeoutMs}ms; got ${JSON.stringify(this.frames.slice(-5))}`,
-          ),
-        );
-      }, timeoutMs);
-      const done = (f: Frame) => {
-        clearTimeout(timer);
-        resolve(f);
-      };
-      this.#waiters.push({ match, resolve: done });
-    });
+  /**
+   * The first frame matching `match` that arrives after this call. After
+   * `timeoutMs` (5 s by default) it rejects with an error naming
+   * `description` (by default the predicate's source) and the last frames
+   * received.
+   */
+  next(match: (f: Frame) => boolean, options: WaitOptions = {}): Promise<Frame> {
+    return this.#waiters.wait(match, options);
   }
 
   /** Calls a function and waits for its result frame. */
   async call(functionId: string, data: unknown): Promise<Frame> {
     const id = crypto.randomUUID();
-    const result = this.next((f) => f.type === "invocationresult" && f.invocation_id === id);
+    const result = this.next((f) => f.type === "invocationresult" && f.invocation_id === id, {
+      description: `the result of "${functionId}" (invocation ${id})`,
+    });
     this.send({ type: "invokefunction", invocation_id: id, function_id: functionId, data });
     return await result;
   }
@@ -127,11 +127,17 @@ export async function waitForFunctions(
   timeoutMs = 10_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let missing = ids;
   while (Date.now() < deadline) {
     const r = await w.call("engine::functions::list", {});
     const have = new Set((r.result?.functions ?? []).map((f: Frame) => f.function_id));
-    if (ids.every((id) => have.has(id))) return;
+    missing = ids.filter((id) => !have.has(id));
+    if (missing.length === 0) return;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`Functions ${ids.join(", ")} were not registered within ${timeoutMs}ms`);
+  const quoted = (list: string[]) => list.map((id) => `"${id}"`).join(", ");
+  throw new Error(
+    `Timed out after ${timeoutMs}ms waiting for functions ${quoted(ids)} to be registered: ` +
+      `still missing ${quoted(missing)}`,
+  );
 }

@@ -13,6 +13,7 @@ import { registerWorker } from "../../sdk/typescript/mod.ts";
 import { TriggerAction } from "../../sdk/typescript/mod.ts";
 import { runCli, spawnEngine, tempConfig } from "../../tests/support/engine_process.ts";
 import { JsonLineProcess } from "../../tests/support/json_line_process.ts";
+import { describePredicate } from "../../tests/support/waiters.ts";
 import { deadLetterLogs } from "./_testing.ts";
 import { queueWorker } from "./mod.ts";
 
@@ -33,14 +34,18 @@ class SdkProcess {
 
   static async start(url: string, consumer = false): Promise<SdkProcess> {
     const process = new JsonLineProcess(FIXTURE, [url, ...(consumer ? ["--consumer"] : [])]);
-    await process.waitFor((m) => m.ready === true);
+    await process.waitFor((m) => m.ready === true, {
+      description: `the "ready" message of the ${consumer ? "consumer" : "producer"} fixture`,
+    });
     return new SdkProcess(process);
   }
 
   /** Runs a command; resolves with `{result}` or `{error}`. */
   async send(command: Message): Promise<Message> {
     const id = ++this.#next;
-    const answer = this.process.waitFor((m) => m.id === id);
+    const answer = this.process.waitFor((m) => m.id === id, {
+      description: `the answer to command ${id} (${command.op})`,
+    });
     await this.process.send({ id, ...command });
     return await answer;
   }
@@ -58,7 +63,9 @@ class SdkProcess {
 
   /** The next report with key `kind` (`delivered`, `failed`, …) matching `match`. */
   async report(kind: string, match: (value: Message) => boolean = () => true): Promise<Message> {
-    const m = await this.process.waitFor((m) => kind in m && match(m[kind] as Message));
+    const m = await this.process.waitFor((m) => kind in m && match(m[kind] as Message), {
+      description: `a "${kind}" report matching ${describePredicate(match)}`,
+    });
     return m[kind] as Message;
   }
 
