@@ -4,51 +4,24 @@
  */
 import assert from "node:assert/strict";
 import { MAIN, ROOT, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
-import { readLines } from "../support/lines.ts";
+import { spawnLineProcess } from "../support/line_process.ts";
 import { freePort } from "../support/ports.ts";
 
 const CONFIG = "host: 127.0.0.1\nport: 0\nworkers: []\nconsole:\n  enabled: false\n";
 
 /** A long-running CLI command whose output lines can be awaited. */
 function spawnCli(args: string[], env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, ...args],
+  const cli = spawnLineProcess(["run", "--allow-all", MAIN, ...args], {
     cwd: ROOT,
     env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines: string[] = [];
-  const waiters: { re: RegExp; resolve: (line: string) => void }[] = [];
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const line of readLines(stream)) {
-      lines.push(line);
-      for (const w of [...waiters]) {
-        if (w.re.test(line)) waiters.splice(waiters.indexOf(w), 1), w.resolve(line);
-      }
-    }
-  };
-  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+    name: `engine ${args.join(" ")}`,
+    timeoutMs: 20_000,
+  });
   return {
-    lines,
-    waitForLine(re: RegExp, timeoutMs = 20_000): Promise<string> {
-      const seen = lines.find((l) => re.test(l));
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`No line matching ${re}; output:\n${lines.join("\n")}`)),
-          timeoutMs,
-        );
-        waiters.push({ re, resolve: (l) => (clearTimeout(timer), resolve(l)) });
-      });
-    },
+    lines: cli.lines,
+    waitForLine: cli.waitForLine,
     async stop(signal: Deno.Signal = "SIGINT"): Promise<number> {
-      try {
-        child.kill(signal);
-      } catch { /* already gone */ }
-      const status = await child.status;
-      await pumps;
-      return status.code;
+      return (await cli.kill(signal)).code;
     },
   };
 }

@@ -7,21 +7,19 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { readLines } from "./lines.ts";
+import { type LineProcess, spawnLineProcess } from "./line_process.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const MAIN = `${ROOT}main.ts`;
 
-export interface EngineProcess {
+/** The engine as a child process, listening. */
+export interface EngineProcess extends LineProcess {
   url: string;
   port: number;
-  child: Deno.ChildProcess;
-  /** Every line printed so far (stdout and stderr). */
-  lines: string[];
-  /** Resolves with the first line matching `pattern` (already printed or future). */
-  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  /** Sends `signal` and resolves with the exit code. */
+  /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
   stop(signal?: Deno.Signal): Promise<number>;
+  /** Sends `signal` (SIGTERM by default) and resolves with the exit status (code and signal). */
+  kill(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
 export interface SpawnOptions {
@@ -31,61 +29,35 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Run this file instead of main.ts (e.g. the bundled engine). */
   entry?: string;
+  /** How long to wait for the "Engine listening" line (20 s by default). */
   timeoutMs?: number;
 }
 
+/**
+ * Starts the engine with `options.config` and resolves once it listens;
+ * kills it and rejects if it exits or does not listen in time.
+ * `waitForLine` waits 15 s by default.
+ */
 export async function spawnEngine(options: SpawnOptions): Promise<EngineProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", options.entry ?? MAIN, "--config", options.config],
-    cwd: options.cwd ?? ROOT,
-    env: { NO_COLOR: "1", ...options.env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines: string[] = [];
-  const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const line of readLines(stream)) {
-      lines.push(line);
-      for (const w of [...waiters]) {
-        if (w.re.test(line)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(line);
-        }
-      }
-    }
-  };
-  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
-  const waitForLine = (re: RegExp, timeoutMs = 15_000) => {
-    const seen = lines.find((l) => re.test(l));
-    if (seen) return Promise.resolve(seen);
-    return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(`No line matching ${re} within ${timeoutMs}ms; output:\n${lines.join("\n")}`),
-          ),
-        timeoutMs,
-      );
-      waiters.push({ re, resolve: (l) => (clearTimeout(timer), resolve(l)) });
-    });
-  };
-  let status: Promise<Deno.CommandStatus> | undefined;
-  const stop = async (signal: Deno.Signal = "SIGTERM") => {
-    try {
-      child.kill(signal);
-    } catch { /* already exited */ }
-    status ??= child.status;
-    const s = await status;
-    await pumps;
-    return s.code;
-  };
+  const engine = spawnLineProcess(
+    ["run", "--allow-all", options.entry ?? MAIN, "--config", options.config],
+    {
+      cwd: options.cwd ?? ROOT,
+      env: { NO_COLOR: "1", ...options.env },
+      name: "the engine",
+      timeoutMs: 15_000,
+    },
+  );
+  const kill = (signal: Deno.Signal = "SIGTERM") => engine.kill(signal);
+  const stop = async (signal: Deno.Signal = "SIGTERM") => (await kill(signal)).code;
   let listening: string;
   try {
     listening = await Promise.race([
-      waitForLine(/Engine listening on ws:\/\//, options.timeoutMs ?? 20_000),
-      child.status.then((s) => {
-        throw new Error(`Engine exited with code ${s.code} before listening:\n${lines.join("\n")}`);
+      engine.waitForLine(/Engine listening on ws:\/\//, options.timeoutMs ?? 20_000),
+      engine.child.status.then((s) => {
+        throw new Error(
+          `Engine exited with code ${s.code} before listening:\n${engine.lines.join("\n")}`,
+        );
       }),
     ]);
   } catch (e) {
@@ -93,7 +65,7 @@ export async function spawnEngine(options: SpawnOptions): Promise<EngineProcess>
     throw e;
   }
   const url = /(ws:\/\/\S+)/.exec(listening)![1]!;
-  return { url, port: Number(new URL(url).port), child, lines, waitForLine, stop };
+  return { ...engine, url, port: Number(new URL(url).port), stop, kill };
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */

@@ -51,7 +51,10 @@ export async function spawnWorker(
         timer = setTimeout(
           () =>
             reject(
-              new Error(`Worker ${file} not ready within ${timeoutMs}ms:\n${output.join("")}`),
+              new Error(
+                `Timed out after ${timeoutMs}ms waiting for worker ${file} to print ${ready}: ` +
+                  `its output:\n${output.join("")}`,
+              ),
             ),
           timeoutMs,
         );
