@@ -1,16 +1,16 @@
 /**
  * Test support for the state worker's end-to-end tests: the fixtures in
- * `tests/fixtures/state/` and the real engine, `main.ts`, as child processes
- * whose stdout is read line by line.
+ * `tests/fixtures/state/` as child processes driven through JSON lines, and
+ * the real engine, `main.ts`, as a child process with only the state worker.
  *
  * @module
  */
 
 import { join } from "node:path";
+import { type EngineProcess, spawnEngine } from "../../tests/support/engine_process.ts";
 import { JsonLineProcess, type Message } from "../../tests/support/json_line_process.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/state/", import.meta.url);
-const MAIN = new URL("../../main.ts", import.meta.url);
 
 /** The `sdk_worker.ts` fixture: a TS SDK worker process driven by the test. */
 export class SdkWorkerProcess {
@@ -24,7 +24,9 @@ export class SdkWorkerProcess {
   /** Starts the worker and resolves once it is connected to `engineUrl`. */
   static async start(engineUrl: string): Promise<SdkWorkerProcess> {
     const process = new JsonLineProcess(new URL("sdk_worker.ts", FIXTURES), [engineUrl]);
-    await process.waitFor((m) => m.ready === true);
+    await process.waitFor((m) => m.ready === true, {
+      description: `the "ready" message of the sdk_worker.ts fixture connecting to ${engineUrl}`,
+    });
     return new SdkWorkerProcess(process);
   }
 
@@ -32,19 +34,27 @@ export class SdkWorkerProcess {
   async call(functionId: string, payload: unknown): Promise<Message> {
     const id = ++this.#nextId;
     await this.process.send({ id, op: "call", function_id: functionId, payload });
-    return await this.process.waitFor((m) => m.id === id);
+    return await this.process.waitFor((m) => m.id === id, {
+      description: `the answer to call ${id} of "${functionId}"`,
+    });
   }
 
   /** Registers a `state` trigger bound to `functionId`; resolves with its id. */
   async registerStateTrigger(functionId: string, config: unknown): Promise<string> {
     const id = ++this.#nextId;
     await this.process.send({ id, op: "register_trigger", function_id: functionId, config });
-    return (await this.process.waitFor((m) => m.id === id)).result as string;
+    const answer = await this.process.waitFor((m) => m.id === id, {
+      description: `the answer to command ${id}, a state trigger for "${functionId}"`,
+    });
+    return answer.result as string;
   }
 
   /** The next event `e2e::on_change` received. */
   async nextEvent(): Promise<unknown> {
-    return (await this.process.waitFor((m) => "event" in m)).event;
+    const message = await this.process.waitFor((m) => "event" in m, {
+      description: "the next event e2e::on_change received",
+    });
+    return message.event;
   }
 
   stop(): Promise<Deno.CommandStatus> {
@@ -60,12 +70,12 @@ export function startIiiSdkWorker(engineUrl: string): JsonLineProcess {
 /**
  * The real engine (`main.ts --config`) in its own process, on a free port,
  * with only the state worker, configured by `stateConfig`. Its config file is
- * written to `dir`. Resolves with its URL once it has started the worker.
+ * written to `dir`. Resolves once it listens and has started the worker.
  */
 export async function startEngineProcess(
   stateConfig: unknown,
   dir: string,
-): Promise<{ url: string; process: JsonLineProcess }> {
+): Promise<EngineProcess> {
   const configFile = join(dir, "engine-config.yaml");
   const config = {
     host: "127.0.0.1",
@@ -75,14 +85,12 @@ export async function startEngineProcess(
   };
   // JSON is YAML.
   await Deno.writeTextFile(configFile, JSON.stringify(config, null, 2));
-  const process = new JsonLineProcess(MAIN, ["--config", configFile]);
-  const listening = await process.waitFor((m) =>
-    typeof m.line === "string" && m.line.startsWith("Engine listening on ")
-  );
-  const url = /ws:\/\/\S+/.exec(listening.line as string)?.[0];
-  if (url === undefined) throw new Error(`No engine URL in "${listening.line}"`);
-  await process.waitFor((m) =>
-    typeof m.line === "string" && m.line.startsWith("Started worker engine-state")
-  );
-  return { url, process };
+  const engine = await spawnEngine({ config: configFile });
+  try {
+    await engine.waitForLine(/^Started worker engine-state/);
+  } catch (error) {
+    await engine.stop("SIGKILL");
+    throw error;
+  }
+  return engine;
 }

@@ -301,7 +301,7 @@ Deno.test("an answered state::set survives kill -9 of the engine", async () => {
           return; // The engine is gone.
         }
         answered.set(key, i);
-        if (answered.size >= 300 && killed === undefined) killed = child.process.kill("SIGKILL");
+        if (answered.size >= 300 && killed === undefined) killed = child.kill("SIGKILL");
       }
     };
     const lanes = Array.from({ length: 8 }, (_, n) => lane(n));
@@ -312,7 +312,7 @@ Deno.test("an answered state::set survives kill -9 of the engine", async () => {
     await Promise.all(lanes);
   } finally {
     await worker.shutdown();
-    await (killed ?? child.process.kill("SIGKILL"));
+    await (killed ?? child.kill("SIGKILL"));
   }
   const store = SqliteStore.open({ path, maxValueBytes: 1024 });
   try {
@@ -370,7 +370,7 @@ Deno.test("two engines on one Redis share state, and their concurrent increments
     });
   } finally {
     for (const worker of workers) await worker.shutdown();
-    await engineB.process.kill("SIGTERM");
+    await engineB.kill("SIGTERM");
     await engineA.stop();
     await redis.stop();
     await Deno.remove(dir, { recursive: true });
