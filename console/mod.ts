@@ -12,6 +12,7 @@ import type { BuiltinWorker, RunningWorker } from "../engine/api.ts";
 import { EventFeed } from "./feed.ts";
 import { builtinLink, type EngineLink } from "./link.ts";
 import { createConsoleApp } from "./server.ts";
+import { urlHost } from "../engine/host.ts";
 import { bindingProblem } from "./token.ts";
 
 export { type EngineLink, LinkError, remoteLink } from "./link.ts";
@@ -59,7 +60,7 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     });
   }
   const port = server.addr.port;
-  const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const shown = urlHost(options.host);
   return {
     url: `http://${shown}:${port}`,
     host: options.host,

@@ -9,7 +9,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { sameToken } from "../engine/token.ts";
+import { bearerToken, sameToken } from "../engine/token.ts";
 
 /** Why the console may not start on a host with a token, or `undefined` when it may. */
 export { consoleBindingProblem as bindingProblem } from "../engine/config/auth.ts";
@@ -19,8 +19,8 @@ export const TOKEN_COOKIE = "engine_console_token";
 /** Admits requests carrying `token`; `?token=` sets the cookie and redirects without it. */
 export function requireToken(token: string): MiddlewareHandler {
   return async (c, next) => {
-    const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (bearer !== undefined && sameToken(bearer, token)) return await next();
+    const bearer = bearerToken(c.req.header("authorization"));
+    if (bearer !== "" && sameToken(bearer, token)) return await next();
     const cookie = getCookie(c, TOKEN_COOKIE);
     if (cookie !== undefined && sameToken(cookie, token)) return await next();
     const query = c.req.query("token");

@@ -20,6 +20,7 @@ import { LogStore } from "./observability/logs.ts";
 import { TraceStore } from "./observability/traces.ts";
 import { ingestTelemetry } from "./observability/otlp.ts";
 import { invocationStopped } from "./protocol/errors.ts";
+import { urlHost } from "./host.ts";
 import { type EngineServer, serveEngine } from "./server.ts";
 
 export { Engine } from "./core.ts";
@@ -122,7 +123,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     ...(options.token !== undefined ? { token: options.token } : {}),
     onTelemetry: (conn, kind, json) => ingestTelemetry({ logs, traces, conn, kind, json }),
   });
-  const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+  const host = urlHost(server.hostname);
 
   const running: RunningEngine = {
     url: `ws://${host}:${server.port}`,

@@ -33,6 +33,11 @@ export function isUnspecifiedHost(host: string): boolean {
 export function dialableHost(host: string): string {
   if (host === "0.0.0.0") return "127.0.0.1";
   if (isUnspecifiedHost(host)) return "[::1]";
+  return urlHost(host);
+}
+
+/** `host` as a URL writes it: an IPv6 address in brackets (once), any other host as it is. */
+export function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dialableHost, isLoopbackHost, isUnspecifiedHost } from "./host.ts";
+import { dialableHost, isLoopbackHost, isUnspecifiedHost, urlHost } from "./host.ts";
 
 Deno.test("dialableHost() turns a bound host into one a local client can put in a URL", () => {
   const cases: [string, string][] = [
@@ -35,4 +35,16 @@ Deno.test("isLoopbackHost() and isUnspecifiedHost() accept IPv6 with or without 
     assert.equal(isLoopbackHost(host), loopback, host);
     assert.equal(isUnspecifiedHost(host), unspecified, host);
   }
+});
+
+Deno.test("urlHost() brackets an IPv6 address once and leaves other hosts alone", () => {
+  const cases: [string, string][] = [
+    ["::", "[::]"],
+    ["::1", "[::1]"],
+    ["[::1]", "[::1]"],
+    ["0.0.0.0", "0.0.0.0"],
+    ["127.0.0.1", "127.0.0.1"],
+    ["localhost", "localhost"],
+  ];
+  for (const [host, written] of cases) assert.equal(urlHost(host), written, host);
 });

@@ -8,7 +8,7 @@
 import type { Logger } from "./api.ts";
 import type { Engine, WorkerConn } from "./core.ts";
 import { WebSocketSession } from "./session.ts";
-import { sameToken } from "./token.ts";
+import { bearerToken, sameToken } from "./token.ts";
 
 export interface ServerOptions {
   engine: Engine;
@@ -126,7 +126,5 @@ export function serveEngine(options: ServerOptions): Promise<EngineServer> {
 }
 
 function authorized(req: Request, token: string): boolean {
-  const header = req.headers.get("authorization") ?? "";
-  const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
-  return sameToken(given, token);
+  return sameToken(bearerToken(req.headers.get("authorization")), token);
 }

@@ -16,6 +16,15 @@ export function exposedWithoutToken(host: string, token: string | undefined): bo
   return !isLoopbackHost(host) && (token === undefined || token === "");
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header (scheme in any case,
+ * surrounding spaces trimmed), or `""` when the header is missing or another
+ * scheme.
+ */
+export function bearerToken(header: string | null | undefined): string {
+  return /^bearer\s+(.*)$/i.exec(header ?? "")?.[1]?.trim() ?? "";
+}
+
 /** Whether `given` is `expected`, in time independent of where they differ. */
 export function sameToken(given: string, expected: string): boolean {
   const a = new TextEncoder().encode(given);

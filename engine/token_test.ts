@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { exposedWithoutToken, sameToken } from "./token.ts";
+import { bearerToken, exposedWithoutToken, sameToken } from "./token.ts";
 
 Deno.test("exposedWithoutToken() requires a non-empty token beyond loopback", () => {
   const cases: [string, string | undefined, boolean][] = [
@@ -25,4 +25,22 @@ Deno.test("sameToken() compares whole tokens", () => {
   for (const other of ["abd", "ab", "abcd", "", "ABC", "abc\0"]) {
     assert.ok(!sameToken(other, "abc"), JSON.stringify(other));
   }
+});
+
+Deno.test("bearerToken() reads the token of a Bearer header, and nothing else", () => {
+  const cases: [string | null | undefined, string][] = [
+    ["Bearer abc", "abc"],
+    ["bearer abc", "abc"],
+    ["BEARER  abc ", "abc"],
+    ["Bearer\tabc", "abc"],
+    ["Bearer ", ""],
+    ["Bearer", ""],
+    ["Basic abc", ""],
+    ["Bearerabc", ""],
+    ["abc", ""],
+    ["", ""],
+    [null, ""],
+    [undefined, ""],
+  ];
+  for (const [header, token] of cases) assert.equal(bearerToken(header), token, String(header));
 });
