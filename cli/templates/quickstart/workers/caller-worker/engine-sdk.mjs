@@ -1230,12 +1230,16 @@ var PendingCalls = class {
 // sdk/typescript/function_id.ts
 var FUNCTION_ID = /^[A-Za-z0-9_-]+(?:::[A-Za-z0-9_-]+)+$/;
 var MAX_LENGTH = 256;
+var FUNCTION_ID_RULE = `a function id is two or more parts separated by "::", each part letters, digits, '-' and '_'`;
 function validateFunctionId(id) {
-  if (typeof id === "string" && id.length > MAX_LENGTH) {
+  if (typeof id !== "string") {
+    throw new TypeError(`Invalid function id ${String(JSON.stringify(id))}: expected a string, got ${typeof id}`);
+  }
+  if (id.length > MAX_LENGTH) {
     throw new TypeError(`Invalid function id "${id.slice(0, 64)}\u2026": longer than ${MAX_LENGTH} characters`);
   }
-  if (typeof id !== "string" || !FUNCTION_ID.test(id)) {
-    throw new TypeError(`Invalid function id ${JSON.stringify(id)}: expected "<namespace>::<name>" with parts made of letters, digits, "-" and "_"`);
+  if (!FUNCTION_ID.test(id)) {
+    throw new TypeError(`Invalid function id "${id}": ${FUNCTION_ID_RULE}`);
   }
 }
 
