@@ -1,14 +1,16 @@
 /**
  * `deno task bench [--smoke] [--out FILE] [--only core,state,http,queue]`: measures
- * the engine against baselines taken in the same run and writes the table to
- * BENCHMARKS.md (or FILE). Every figure is measured between separate
- * processes on loopback; ratios, not absolute numbers, carry the targets.
+ * the engine against baselines taken in the same run and writes its sections
+ * (`core`, `state`, `http`, `queue`) of BENCHMARKS.md (or FILE); `--only`
+ * rewrites the sections it names and keeps the others. Every figure is
+ * measured between separate processes on loopback; ratios, not absolute
+ * numbers, carry the targets.
  */
 import { parseArgs } from "node:util";
 import { run, spawn } from "./procs.ts";
 import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
-import { formatMarkdown, keptSections } from "./sections.ts";
+import { writeHeadAndSections } from "./sections.ts";
 import { queueSection } from "./queue.ts";
 
 const { values } = parseArgs({
@@ -20,7 +22,14 @@ const { values } = parseArgs({
   },
 });
 const smoke = values.smoke!;
-const only = new Set((values.only ?? "core,state,http,queue").split(","));
+const SECTIONS = ["core", "state", "http", "queue"];
+const only = new Set((values.only ?? SECTIONS.join(",")).split(",").map((s) => s.trim()));
+for (const name of only) {
+  if (!SECTIONS.includes(name)) {
+    console.error(`--only: unknown section "${name}": expected some of ${SECTIONS.join(", ")}`);
+    Deno.exit(2);
+  }
+}
 const out = values.out ?? "BENCHMARKS.md";
 const clientEnv = smoke
   ? { BENCH_SEQ: "200", BENCH_SECONDS: "1", BENCH_SIZES: "100,16384,1048576" }
@@ -58,10 +67,25 @@ function medianSeq(runs: LatencySummary[]): { p50: number; p99: number } {
   return { p50: mid(runs.map((x) => x.p50)), p99: mid(runs.map((x) => x.p99)) };
 }
 
-const sections: string[] = [];
-const checks: string[] = [];
-const check = (name: string, ok: boolean, detail: string) =>
-  checks.push(`| ${name} | ${detail} | ${ok ? "met" : "**missed**"} |`);
+/** This run's sections by name; the ones not run keep what BENCHMARKS.md had. */
+const sections = new Map<string, string>();
+const ranAt = `Run on ${
+  new Date().toISOString().slice(0, 16).replace("T", " ")
+} UTC by \`deno task bench${smoke ? " --smoke" : ""}\`${
+  smoke ? " (**smoke run: short durations, figures indicative only**)" : ""
+}.`;
+
+/** A section's markdown (title line first) with when it ran and its targets under the title. */
+function withTargets(markdown: string, checks: string[]): string {
+  const [title, ...rest] = markdown.split("\n");
+  const targets = checks.length === 0
+    ? ""
+    : `| target | measured | |\n|---|---|---|\n${checks.join("\n")}\n\n`;
+  return `${title}\n\n${ranAt}\n\n${targets}${rest.join("\n").trimStart()}`;
+}
+
+const checkRow = (name: string, ok: boolean, detail: string) =>
+  `| ${name} | ${detail} | ${ok ? "met" : "**missed**"} |`;
 
 if (only.has("core") || only.has("state")) {
   // The direct echo is the core section's baseline only: the state section compares with the
@@ -103,57 +127,69 @@ if (only.has("core") || only.has("state")) {
           fmtMs(r.p50)
         } / ${fmtMs(r.p99)} |`;
       });
-      sections.push(
-        "## A routed call (worker process → engine → worker process → back)\n\n" +
-          "Baseline: a direct WebSocket echo between two processes, same client code, same run. " +
-          `Sequential: medians of ${
-            smoke ? 1 : 3
-          } alternating rounds (echo, engine) of ${clientEnv.BENCH_SEQ} calls each; ` +
-          "64 in flight and the sweep: one run each.\n\n" +
-          "| measure | direct echo | through the engine | ratio |\n|---|---|---|---|\n" +
-          rows.join("\n") +
-          "\n\n### Payload sweep (p50 / p99)\n\n| payload | direct echo | through the engine |\n|---|---|---|\n" +
-          sweepRows.join("\n"),
-      );
-      check("routed p50 ≤ 2.0× echo", r.p50 <= 2 * b.p50, ratio(r.p50, b.p50));
-      check(
-        "64 in flight ≥ 0.35× echo",
-        routed.conc!.perSecond >= 0.35 * base.conc!.perSecond,
-        ratio(routed.conc!.perSecond, base.conc!.perSecond),
-      );
+      const checks = [
+        checkRow("routed p50 ≤ 2.0× echo", r.p50 <= 2 * b.p50, ratio(r.p50, b.p50)),
+        checkRow(
+          "64 in flight ≥ 0.35× echo",
+          routed.conc!.perSecond >= 0.35 * base.conc!.perSecond,
+          ratio(routed.conc!.perSecond, base.conc!.perSecond),
+        ),
+      ];
       const worst = Object.entries(routed.sweep).filter(([s]) => Number(s) < 1048576).map(([, v]) =>
         v.p99
       );
-      check(
+      checks.push(checkRow(
         "no p99 above 10 ms below 1 MB",
         worst.every((p) => p <= 10),
         fmtMs(Math.max(...worst)),
+      ));
+      sections.set(
+        "core",
+        withTargets(
+          "## A routed call (worker process → engine → worker process → back)\n\n" +
+            "Baseline: a direct WebSocket echo between two processes, same client code, same run. " +
+            `Sequential: medians of ${
+              smoke ? 1 : 3
+            } alternating rounds (echo, engine) of ${clientEnv.BENCH_SEQ} calls each; ` +
+            "64 in flight and the sweep: one run each.\n\n" +
+            "| measure | direct echo | through the engine | ratio |\n|---|---|---|---|\n" +
+            rows.join("\n") +
+            "\n\n### Payload sweep (p50 / p99)\n\n| payload | direct echo | through the engine |\n|---|---|---|\n" +
+            sweepRows.join("\n"),
+          checks,
+        ),
       );
     }
     if (only.has("state")) {
       const set = await client(["engine", url, "state::set"], { BENCH_PAYLOAD: "state-set" });
       const get = await client(["engine", url, "state::get"], { BENCH_PAYLOAD: "state-get" });
-      sections.push(
-        "## State worker (SQLite) through the engine\n\nBaseline: the routed echo call (`bench::echo`, the first row), same run.\n\n" +
-          "| call | sequential p50 | p99 | 64 in flight | vs echo call |\n|---|---|---|---|---|\n" +
-          [["bench::echo (baseline)", routed], ["state::set", set], ["state::get", get]].map(
-            ([name, r]) => {
-              const x = r as ClientResult;
-              return `| ${name} | ${fmtMs(x.seq.p50)} | ${fmtMs(x.seq.p99)} | ${
-                fmtRate(x.conc!.perSecond)
-              } | ${ratio(x.conc!.perSecond, routed.conc!.perSecond)} |`;
-            },
-          ).join("\n"),
-      );
-      check(
-        "state::set at 64 in flight ≥ 0.7× echo call",
-        set.conc!.perSecond >= 0.7 * routed.conc!.perSecond,
-        ratio(set.conc!.perSecond, routed.conc!.perSecond),
-      );
-      check(
-        "state::get at 64 in flight ≥ 0.7× echo call",
-        get.conc!.perSecond >= 0.7 * routed.conc!.perSecond,
-        ratio(get.conc!.perSecond, routed.conc!.perSecond),
+      const checks = [
+        checkRow(
+          "state::set at 64 in flight ≥ 0.7× echo call",
+          set.conc!.perSecond >= 0.7 * routed.conc!.perSecond,
+          ratio(set.conc!.perSecond, routed.conc!.perSecond),
+        ),
+        checkRow(
+          "state::get at 64 in flight ≥ 0.7× echo call",
+          get.conc!.perSecond >= 0.7 * routed.conc!.perSecond,
+          ratio(get.conc!.perSecond, routed.conc!.perSecond),
+        ),
+      ];
+      sections.set(
+        "state",
+        withTargets(
+          "## State worker (SQLite) through the engine\n\nBaseline: the routed echo call (`bench::echo`, the first row), same run.\n\n" +
+            "| call | sequential p50 | p99 | 64 in flight | vs echo call |\n|---|---|---|---|---|\n" +
+            [["bench::echo (baseline)", routed], ["state::set", set], ["state::get", get]].map(
+              ([name, r]) => {
+                const x = r as ClientResult;
+                return `| ${name} | ${fmtMs(x.seq.p50)} | ${fmtMs(x.seq.p99)} | ${
+                  fmtRate(x.conc!.perSecond)
+                } | ${ratio(x.conc!.perSecond, routed.conc!.perSecond)} |`;
+              },
+            ).join("\n"),
+          checks,
+        ),
       );
     }
   } finally {
@@ -165,14 +201,12 @@ if (only.has("core") || only.has("state")) {
 
 if (only.has("http")) {
   const h = await httpSection({ smoke, startEngine });
-  sections.push(h.markdown);
-  checks.push(...h.checks);
+  sections.set("http", withTargets(h.markdown, h.checks));
 }
 
 if (only.has("queue")) {
   const q = await queueSection({ smoke, startEngine });
-  sections.push(q.markdown);
-  checks.push(...q.checks);
+  sections.set("queue", withTargets(q.markdown, q.checks));
 }
 
 const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/model name\s*:\s*(.*)/)?.[1] ??
@@ -182,25 +216,16 @@ const machine =
     (Deno.systemMemoryInfo().total / 2 ** 30).toFixed(0)
   } GiB; ` +
   `Deno ${Deno.version.deno}, ${Deno.build.os}`;
-const doc = `# Benchmarks
+const head = `# Benchmarks
 
-Produced by \`deno task bench${smoke ? " --smoke" : ""}\` on ${
-  new Date().toISOString().slice(0, 10)
-}.
 Machine: ${machine}. Every process talks over loopback; baselines are measured in the same run, so
-ratios carry the meaning (these machines are noisy). ${
-  smoke ? "**Smoke run: short durations, figures are indicative only.**" : ""
-}
-
-## Targets
-
-| target | measured | |
-|---|---|---|
-${checks.join("\n")}
-
-${sections.join("\n\n")}
+ratios carry the meaning (these machines are noisy). Each section says when it ran, and by which
+command, and lists its targets; \`deno task bench --only core,state,http,queue\` reruns some of its
+sections and keeps the others.
 `;
-// Sections written by bench:compare and the other benchmarks stay as they were.
-await Deno.writeTextFile(out, doc + (await keptSections(out)));
-await formatMarkdown(out);
-console.log(doc);
+await writeHeadAndSections(
+  out,
+  head,
+  SECTIONS.map((name) => [name, sections.get(name)]),
+);
+console.log([...sections.values()].join("\n\n"));

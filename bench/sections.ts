@@ -1,8 +1,9 @@
 /**
  * BENCHMARKS.md is written by several benchmarks. Each one owns a section
  * between `<!-- bench:<name> -->` and `<!-- /bench:<name> -->` and replaces
- * only that; `bench/run.ts` rewrites the head of the file and keeps every
- * marked section it finds.
+ * only that. `bench/run.ts` owns the head of the file and the sections of
+ * the benchmarks it runs (`core`, `state`, `http`, `queue`): a run with
+ * `--only` replaces the sections it ran and keeps every other one.
  *
  * @module
  */
@@ -20,11 +21,6 @@ async function readOr(file: string, fallback: string): Promise<string> {
     if (e instanceof Deno.errors.NotFound) return fallback;
     throw e;
   }
-}
-
-/** Every marked section of `text`, in order. */
-export function markedSections(text: string): string[] {
-  return [...text.matchAll(BLOCK)].map((m) => m[0].endsWith("\n") ? m[0] : `${m[0]}\n`);
 }
 
 /** Replaces the section `name` in `text`, or appends it. */
@@ -59,8 +55,26 @@ export async function formatMarkdown(file: string): Promise<void> {
   }
 }
 
-/** The marked sections already in `file`, to append after a rewrite of its head. */
-export async function keptSections(file: string): Promise<string> {
-  const blocks = markedSections(await readOr(file, ""));
-  return blocks.length === 0 ? "" : `\n${blocks.join("\n")}`;
+/**
+ * Rewrites `file` as `head`, then the sections named in `own` in that order
+ * (the new markdown where one is given, else the section as the file had it),
+ * then every other marked section of the file as it was.
+ */
+export async function writeHeadAndSections(
+  file: string,
+  head: string,
+  own: [name: string, markdown: string | undefined][],
+): Promise<void> {
+  const kept = new Map(
+    [...(await readOr(file, "")).matchAll(BLOCK)].map((m) => [m[1]!, m[0].trimEnd() + "\n"]),
+  );
+  const blocks: string[] = [];
+  for (const [name, markdown] of own) {
+    const block = markdown === undefined ? kept.get(name) : wrap(name, markdown);
+    if (block !== undefined) blocks.push(block);
+    kept.delete(name);
+  }
+  blocks.push(...kept.values());
+  await Deno.writeTextFile(file, `${head.trimEnd()}\n\n${blocks.join("\n")}`);
+  await formatMarkdown(file);
 }

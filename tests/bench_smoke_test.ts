@@ -87,8 +87,26 @@ Deno.test("the benchmarks run in smoke mode and write their sections of BENCHMAR
       assert.match(doc, /^# Benchmarks\n/);
       assertRow(doc, "sequential 100 B p50");
       for (const name of ["compare", "scale", "startup", "profile"]) section(doc, name);
+      assertRow(section(doc, "core"), "sequential 100 B p50");
+      assertRow(section(doc, "state"), "state::set");
+      assertRow(section(doc, "http"), "64 connections, requests/s");
+      assertRow(section(doc, "queue"), "routed call (baseline)");
       assert.equal(doc.match(/<!-- bench:compare -->/g)?.length, 1, "each section once");
     });
+
+    await t.step(
+      "bench/run.ts --only state replaces that section and keeps the others",
+      async () => {
+        const before = await read();
+        await bench("bench/run.ts", ["--out", out, "--only", "state"]);
+        const doc = await read();
+        for (const name of ["core", "http", "queue", "compare", "scale", "startup", "profile"]) {
+          assert.equal(section(doc, name), section(before, name), `section "${name}" kept`);
+        }
+        assertRow(section(doc, "state"), "state::get");
+        assert.equal(doc.match(/<!-- bench:state -->/g)?.length, 1, "each section once");
+      },
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
