@@ -32,6 +32,12 @@ export interface WorkerConn {
 export interface CallRequest {
   functionId: string;
   data: unknown;
+  /**
+   * The JSON text `data` arrived as, when a worker sent it: passed on as it
+   * is instead of serializing `data` again. Only ever the exact text of
+   * `data`; whoever builds a request with other data leaves it out.
+   */
+  dataText?: string;
   caller?: WorkerConn;
   timeoutMs?: number;
   traceparent?: string;
@@ -225,6 +231,7 @@ export class Engine {
       data: req.data,
       traceparent: `00-${traceId}-${spanId}-01`,
     };
+    if (req.dataText !== undefined) call.dataText = req.dataText;
     if (req.metadata !== undefined) call.metadata = req.metadata;
     if (req.baggage !== undefined) call.baggage = req.baggage;
     if (req.caller) call.callerWorkerId = req.caller.id;

@@ -19,7 +19,13 @@
 import type { ErrorBody } from "./api.ts";
 
 export type Outcome =
-  | { ok: true; result: unknown; traceparent?: string }
+  | {
+    ok: true;
+    result: unknown;
+    /** The JSON text of `result` as the worker sent it, passed on as it is when set. */
+    resultText?: string;
+    traceparent?: string;
+  }
   | { ok: false; error: ErrorBody };
 
 export interface Invocation {

@@ -12,6 +12,8 @@ export interface OutgoingCall {
   invocationId: string;
   functionId: string;
   data: unknown;
+  /** The JSON text of `data` as it arrived, for a peer that sends text (see `CallRequest`). */
+  dataText?: string;
   metadata?: unknown;
   traceparent?: string;
   baggage?: string;

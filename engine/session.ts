@@ -13,6 +13,15 @@ import { parseFrame } from "./protocol/parse.ts";
 import { ErrorCode, toErrorBody } from "./protocol/errors.ts";
 import { checkFunctionId } from "./protocol/ids.ts";
 import { enqueue } from "./enqueue.ts";
+import { memberText } from "./protocol/member_text.ts";
+
+type WithOptional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+
+/**
+ * Frames at least this long pass their payload (`data`, `result`) on as the
+ * text it arrived in: finding it costs about as much as serializing 1 KB.
+ */
+const PASS_TEXT_FROM = 1024;
 
 /** How long a provider may take to answer a `registertrigger`. */
 const PROVIDER_ANSWER_MS = 10_000;
@@ -89,7 +98,7 @@ export class WebSocketSession implements Peer {
       this.protocolError({ code: parsed.code, message: parsed.message });
       return;
     }
-    this.#handle(parsed.frame);
+    this.#handle(parsed.frame, text);
   }
 
   #tooLarge(bytes: number): void {
@@ -99,17 +108,21 @@ export class WebSocketSession implements Peer {
     );
   }
 
-  #handle(f: InboundFrame): void {
+  #handle(f: InboundFrame, text: string): void {
     const engine = this.#engine;
     switch (f.type) {
       case "invokefunction":
-        return this.#invoke(f);
+        return this.#invoke(f, text);
       case "invocationresult": {
         const outcome: Outcome = f.error
           ? { ok: false, error: toErrorBody(f.error) }
           : f.traceparent
           ? { ok: true, result: f.result, traceparent: f.traceparent }
           : { ok: true, result: f.result };
+        if (outcome.ok && text.length >= PASS_TEXT_FROM) {
+          const resultText = memberText(text, "result");
+          if (resultText !== undefined) outcome.resultText = resultText;
+        }
         if (!engine.settle(f.invocation_id, this.conn.id, outcome)) {
           this.#options.log.debug(
             `Dropped a late or unknown result for invocation ${f.invocation_id}`,
@@ -170,7 +183,7 @@ export class WebSocketSession implements Peer {
     }
   }
 
-  #invoke(f: InvokeFunctionFrame): void {
+  #invoke(f: InvokeFunctionFrame, text: string): void {
     const engine = this.#engine;
     // Built field by field: no temporary objects on the hot path.
     const req: CallRequest = { functionId: f.function_id, data: f.data, caller: this.conn };
@@ -197,6 +210,11 @@ export class WebSocketSession implements Peer {
       });
       return;
     }
+    // Not for the enqueue above: it wraps `data` in a message of its own.
+    if (text.length >= PASS_TEXT_FROM) {
+      const dataText = memberText(text, "data");
+      if (dataText !== undefined) req.dataText = dataText;
+    }
     engine.invoke(req, (o) => this.#result(callerId, functionId, o));
   }
 
@@ -207,8 +225,9 @@ export class WebSocketSession implements Peer {
         invocation_id: invocationId,
         function_id: functionId,
       };
-      if (o.result !== undefined) frame.result = o.result;
       if (o.traceparent) frame.traceparent = o.traceparent;
+      if (o.resultText !== undefined) return this.#sendWith(frame, "result", o.resultText);
+      if (o.result !== undefined) frame.result = o.result;
       this.#send(frame);
     } else {
       this.#send({
@@ -245,16 +264,18 @@ export class WebSocketSession implements Peer {
       );
       return;
     }
-    const frame: OutboundFrame = {
+    // Without `data` when its text goes on as it came (added last by #sendWith).
+    const frame: WithOptional<OutboundFrame & { type: "invokefunction" }, "data"> = {
       type: "invokefunction",
       invocation_id: call.invocationId,
       function_id: call.functionId,
-      data: call.data,
     };
+    if (call.dataText === undefined) frame.data = call.data;
     if (call.metadata !== undefined) frame.metadata = call.metadata;
     if (call.traceparent) frame.traceparent = call.traceparent;
     if (call.baggage) frame.baggage = call.baggage;
-    this.#send(frame);
+    if (call.dataText !== undefined) return this.#sendWith(frame, "data", call.dataText);
+    this.#send(frame as OutboundFrame);
   }
 
   registerTrigger(b: TriggerBinding): Promise<ErrorBody | undefined> {
@@ -312,5 +333,12 @@ export class WebSocketSession implements Peer {
   #send(frame: OutboundFrame): void {
     if (this.#socket.readyState !== WebSocket.OPEN) return;
     this.#socket.send(JSON.stringify(frame));
+  }
+
+  /** Sends `frame` with the member `key` added as the JSON text `valueText`, last. */
+  #sendWith(frame: object, key: "data" | "result", valueText: string): void {
+    if (this.#socket.readyState !== WebSocket.OPEN) return;
+    const head = JSON.stringify(frame);
+    this.#socket.send(`${head.slice(0, -1)},"${key}":${valueText}}`);
   }
 }
