@@ -17,12 +17,6 @@ import { memberText } from "./protocol/member_text.ts";
 
 type WithOptional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 
-/**
- * Frames at least this long pass their payload (`data`, `result`) on as the
- * text it arrived in: finding it costs about as much as serializing 1 KB.
- */
-const PASS_TEXT_FROM = 1024;
-
 /** How long a provider may take to answer a `registertrigger`. */
 const PROVIDER_ANSWER_MS = 10_000;
 
@@ -119,7 +113,8 @@ export class WebSocketSession implements Peer {
           : f.traceparent
           ? { ok: true, result: f.result, traceparent: f.traceparent }
           : { ok: true, result: f.result };
-        if (outcome.ok && text.length >= PASS_TEXT_FROM) {
+        if (outcome.ok) {
+          // Passed on as the worker wrote it (see #invoke).
           const resultText = memberText(text, "result");
           if (resultText !== undefined) outcome.resultText = resultText;
         }
@@ -210,11 +205,11 @@ export class WebSocketSession implements Peer {
       });
       return;
     }
-    // Not for the enqueue above: it wraps `data` in a message of its own.
-    if (text.length >= PASS_TEXT_FROM) {
-      const dataText = memberText(text, "data");
-      if (dataText !== undefined) req.dataText = dataText;
-    }
+    // The payload goes on as the text it came in (not for the enqueue above, which wraps it in a
+    // message of its own): no second JSON.stringify of it, and nothing of it changes on the way,
+    // such as integers beyond 2^53, which a JavaScript number would round.
+    const dataText = memberText(text, "data");
+    if (dataText !== undefined) req.dataText = dataText;
     engine.invoke(req, (o) => this.#result(callerId, functionId, o));
   }
 

@@ -7,10 +7,10 @@
  * Only for text `JSON.parse` has already accepted as an object. The scan is
  * structural: strings are skipped with `indexOf` (escapes counted), the rest
  * with sticky regular expressions, so its cost grows with the number of
- * tokens outside strings, not with the length of the strings. A frame whose
- * top level names a key twice gets `undefined` (its parsed value, the last
- * one, is serialized instead), so the text passed on is always the value
- * the engine validated.
+ * tokens outside strings, not with the length of the strings. A key named
+ * twice gives the text of its last member, the one `JSON.parse` keeps, and a
+ * name written with escapes (`"d\\u0061ta"`) counts as what it decodes to, so
+ * the text passed on is always the value the engine validated.
  *
  * @module
  */
@@ -22,8 +22,8 @@ const PLAIN = /[^"{}[\]]*/y;
 const SCALAR = /[^,}\]\s]*/y;
 
 /**
- * The JSON text of the value of `key` in the object `text`, or `undefined`
- * when the object has no such member or repeats a key at its top level.
+ * The JSON text of the value `JSON.parse(text)[key]`, or `undefined` when
+ * the object `text` has no such member.
  *
  * @example
  * ```ts
@@ -34,23 +34,25 @@ const SCALAR = /[^,}\]\s]*/y;
 export function memberText(text: string, key: string): string | undefined {
   let i = skipWhitespace(text, 0);
   if (text.charCodeAt(i) !== 123 /* { */) return undefined;
-  const seen: string[] = [];
   let start = -1;
   let end = -1;
   i = skipWhitespace(text, i + 1);
   while (text.charCodeAt(i) === 34 /* " */) {
     const nameEnd = stringEnd(text, i);
     if (nameEnd < 0) return undefined;
-    let name = text.slice(i + 1, nameEnd - 1);
-    if (name.includes("\\")) name = JSON.parse(text.slice(i, nameEnd)) as string;
-    if (seen.includes(name)) return undefined;
-    seen.push(name);
+    // A name with escapes is longer than what it decodes to: only such a one is decoded.
+    const rawLength = nameEnd - i - 2;
+    const named = rawLength === key.length
+      ? text.startsWith(key, i + 1)
+      : rawLength > key.length && hasEscape(text, i, nameEnd) &&
+        JSON.parse(text.slice(i, nameEnd)) === key;
     i = skipWhitespace(text, nameEnd);
     if (text.charCodeAt(i) !== 58 /* : */) return undefined;
     const valueStart = skipWhitespace(text, i + 1);
     const valueEnd = valueEndAt(text, valueStart);
     if (valueEnd < 0) return undefined;
-    if (name === key) {
+    if (named) {
+      // The last member of that name wins, as in JSON.parse.
       start = valueStart;
       end = valueEnd;
     }
@@ -59,6 +61,11 @@ export function memberText(text: string, key: string): string | undefined {
   }
   if (text.charCodeAt(i) !== 125 /* } */ || start < 0) return undefined;
   return text.slice(start, end);
+}
+
+function hasEscape(text: string, from: number, to: number): boolean {
+  const backslash = text.indexOf("\\", from);
+  return backslash >= 0 && backslash < to;
 }
 
 function skipWhitespace(text: string, i: number): number {

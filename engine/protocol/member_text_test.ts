@@ -15,9 +15,12 @@ Deno.test("memberText() finds the text of a top-level member", () => {
     ['{"a":{"data":1}}', "data", undefined],
     ['{"type":"a"}', "data", undefined],
     ["{}", "data", undefined],
-    ['{"data":1,"data":2}', "data", undefined],
-    ['{"data":1,"type":"a","type":"b"}', "data", undefined],
-    ['{"data":1,"d\\u0061ta":2}', "data", undefined],
+    ['{"data":1,"data":2}', "data", "2"],
+    ['{"data":1,"type":"a","type":"b"}', "data", "1"],
+    ['{"data":1,"d\\u0061ta":2}', "data", "2"],
+    ['{"d\\u0061ta":1,"data":[2]}', "data", "[2]"],
+    ['{"dat\\"":1}', "data", undefined],
+    ['{"\\\\ata":1}', "data", undefined],
     ["[1]", "data", undefined],
   ];
   for (const [text, key, expected] of cases) assert.equal(memberText(text, key), expected, text);
@@ -80,11 +83,10 @@ Deno.test("memberText() agrees with JSON.parse on generated frames", () => {
     }}${space()}`;
     const parsed = JSON.parse(text);
     const found = memberText(text, "data");
-    const repeated = new Set(keys).size !== keys.length;
-    if (repeated || !keys.includes("data")) {
+    if (!keys.includes("data")) {
       assert.equal(found, undefined, text);
     } else {
-      assert.equal(found, values[keys.indexOf("data")], text);
+      assert.equal(found, values[keys.lastIndexOf("data")], text);
       assert.deepEqual(JSON.parse(found!), parsed.data, text);
     }
   }

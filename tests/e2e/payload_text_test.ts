@@ -1,7 +1,8 @@
 /**
- * Large payloads travel on as the JSON text they arrived in (the engine does
- * not serialize `data` and `result` again): what the other side parses must
- * be exactly what the engine parsed, whatever the text looks like.
+ * Payloads travel on as the JSON text they arrived in (the engine does not
+ * serialize `data` and `result` again): what the other side parses must be
+ * exactly what the engine parsed, whatever the text looks like, and nothing
+ * of it changes on the way.
  */
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
@@ -36,7 +37,7 @@ function topLevelCount(text: string, key: string): number {
 
 const TRICKY = 'quote " backslash \\ brace } bracket ] unicode é 😀 \u2028 control \u0001 ';
 
-/** Payloads over the size from which the engine passes text on, each as formatted text. */
+/** Payloads, each as formatted text. */
 const PAYLOADS: [string, unknown, (v: unknown) => string][] = [
   ["a long string with escapes", TRICKY.repeat(40), (v) => JSON.stringify(v)],
   [
@@ -52,7 +53,7 @@ const PAYLOADS: [string, unknown, (v: unknown) => string][] = [
   ["a string at the size boundary", "x".repeat(1000), (v) => ` ${JSON.stringify(v)} `],
 ];
 
-Deno.test("large payloads and results arrive as the engine parsed them", async (t) => {
+Deno.test("payloads and results arrive as the engine parsed them", async (t) => {
   const engine = await startEngine({ port: 0, shutdownGraceMs: 0 });
   const caller = await RawWorker.connect(engine.url);
   const worker = await RawWorker.connect(engine.url);
@@ -136,6 +137,39 @@ Deno.test("a result repeating its result key reaches the caller as the engine to
     assert.equal(r.result, big);
     const back = toCaller.findLast((s) => s.includes('"invocationresult"'))!;
     assert.equal(topLevelCount(back, "result"), 1);
+  } finally {
+    await caller.close();
+    await worker.close();
+    await engine.stop();
+  }
+});
+
+Deno.test("integers beyond 2^53 reach the worker and come back digit for digit", async () => {
+  const engine = await startEngine({ port: 0, shutdownGraceMs: 0 });
+  const caller = await RawWorker.connect(engine.url);
+  const worker = await RawWorker.connect(engine.url);
+  const toWorker = rawTexts(worker);
+  const toCaller = rawTexts(caller);
+  const big = "18446744073709551615"; // u64::MAX: a JavaScript number would make it ...552000
+  try {
+    worker.send({ type: "registerfunction", id: "text::ids" });
+    worker.socket.addEventListener("message", (e) => {
+      const f = JSON.parse(String(e.data));
+      if (f.type !== "invokefunction") return;
+      worker.send(
+        `{"type":"invocationresult","invocation_id":${JSON.stringify(f.invocation_id)},` +
+          `"function_id":"text::ids","result":{"next":${big}1}}`,
+      );
+    });
+    await waitForFunctions(caller, ["text::ids"]);
+    const id = crypto.randomUUID();
+    const answer = caller.next((f) => f.invocation_id === id);
+    caller.send(
+      `{"type":"invokefunction","invocation_id":"${id}","function_id":"text::ids","data":{"id":${big}}}`,
+    );
+    await answer;
+    assert.ok(toWorker.some((s) => s.includes(`"data":{"id":${big}}`)), toWorker.join("\n"));
+    assert.ok(toCaller.some((s) => s.includes(`"result":{"next":${big}1}`)), toCaller.join("\n"));
   } finally {
     await caller.close();
     await worker.close();
