@@ -35,7 +35,8 @@ export interface SpawnOptions {
 
 /**
  * Starts the engine with `options.config` and resolves once it listens;
- * kills it and rejects if it exits or does not listen in time.
+ * kills it and rejects if it exits (the error shows its exit code and
+ * everything it printed) or does not listen in time.
  * `waitForLine` waits 15 s by default.
  */
 export async function spawnEngine(options: SpawnOptions): Promise<EngineProcess> {
@@ -52,14 +53,11 @@ export async function spawnEngine(options: SpawnOptions): Promise<EngineProcess>
   const stop = async (signal: Deno.Signal = "SIGTERM") => (await kill(signal)).code;
   let listening: string;
   try {
-    listening = await Promise.race([
-      engine.waitForLine(/Engine listening on ws:\/\//, options.timeoutMs ?? 20_000),
-      engine.child.status.then((s) => {
-        throw new Error(
-          `Engine exited with code ${s.code} before listening:\n${engine.lines.join("\n")}`,
-        );
-      }),
-    ]);
+    // If the engine exits first, the wait fails at once with its exit code and all its output.
+    listening = await engine.waitForLine(
+      /Engine listening on ws:\/\//,
+      options.timeoutMs ?? 20_000,
+    );
   } catch (e) {
     await stop("SIGKILL");
     throw e;

@@ -16,9 +16,13 @@ export interface LineProcess {
   /**
    * Resolves with the first line matching `pattern` (already printed or
    * future); after `timeoutMs` rejects naming the process, `pattern` and the
-   * last lines printed.
+   * last lines printed. Once the process has exited and its output has ended,
+   * rejects at once (time-out cleared) with its exit status and every line it
+   * printed.
    */
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit status once the process has exited and its output has ended. */
+  exited: Promise<Deno.CommandStatus>;
   /** Sends `signal` (if it still runs) and resolves with its exit status once its output has ended. */
   kill(signal: Deno.Signal): Promise<Deno.CommandStatus>;
 }
@@ -50,17 +54,30 @@ export function spawnLineProcess(args: string[], options: LineProcessOptions): L
     timeoutMs: options.timeoutMs,
   });
   const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const line of readLines(stream)) {
+    for await (const line of readLines(stream, { unterminated: true })) {
       lines.push(line);
       waiters.deliver(line, { all: true });
     }
   };
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const exited = child.status.then(async (status) => (await pumps, status));
+  /** Set once the process has ended: the error of a wait for `what`. */
+  let ended: ((what: string) => Error) | undefined;
+  exited.then((status) => {
+    ended = (what) =>
+      new Error(
+        `Stopped waiting for ${what}: ${options.name} exited with ${describeStatus(status)}; ` +
+          printed(lines),
+      );
+    waiters.rejectAll(ended);
+  }, () => {/* a broken pipe: kill() reports it */});
   const waitForLine = (pattern: RegExp, timeoutMs?: number) => {
     const seen = lines.find((line) => pattern.test(line));
     if (seen !== undefined) return Promise.resolve(seen);
+    const description = `a line of ${options.name} matching ${pattern}`;
+    if (ended) return Promise.reject(ended(description));
     return waiters.wait((line) => pattern.test(line), {
-      description: `a line of ${options.name} matching ${pattern}`,
+      description,
       timeoutMs: timeoutMs ?? options.timeoutMs,
     });
   };
@@ -68,9 +85,18 @@ export function spawnLineProcess(args: string[], options: LineProcessOptions): L
     try {
       child.kill(signal);
     } catch { /* already exited */ }
-    const status = await child.status;
-    await pumps;
-    return status;
+    return await exited;
   };
-  return { child, lines, waitForLine, kill };
+  return { child, lines, waitForLine, exited, kill };
+}
+
+function describeStatus(status: Deno.CommandStatus): string {
+  return status.signal === null ? `code ${status.code}` : `code ${status.code} (${status.signal})`;
+}
+
+/** Everything a process printed, for an error message. */
+function printed(lines: readonly string[]): string {
+  if (lines.length === 0) return "it printed nothing";
+  const count = lines.length === 1 ? "1 line" : `${lines.length} lines`;
+  return `everything it printed (${count}):\n${lines.map((line) => `  ${line}`).join("\n")}`;
 }

@@ -7,9 +7,13 @@
 
 /**
  * The lines of `stream`, without their `\n`, as they arrive. A last line
- * with no `\n` after it is not yielded.
+ * with no `\n` after it is not yielded, unless `unterminated` is set (output
+ * shown in an error, where every character counts).
  */
-export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* readLines(
+  stream: ReadableStream<Uint8Array>,
+  { unterminated = false }: { unterminated?: boolean } = {},
+): AsyncGenerator<string> {
   let buffer = "";
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
     buffer += chunk;
@@ -20,4 +24,5 @@ export async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGener
       yield line;
     }
   }
+  if (unterminated && buffer !== "") yield buffer;
 }

@@ -34,6 +34,8 @@ export interface WaitersOptions<T> {
 
 interface Waiter<T> {
   match(item: T): boolean;
+  /** What the wait is for, as its error messages name it. */
+  what: string;
   resolve(item: T): void;
   reject(error: Error): void;
 }
@@ -63,6 +65,7 @@ export class Waiters<T> {
       }, timeoutMs);
       const waiter: Waiter<T> = {
         match,
+        what,
         resolve: (item) => (clearTimeout(timer), resolve(item)),
         reject: (error) => (clearTimeout(timer), reject(error)),
       };
@@ -86,9 +89,15 @@ export class Waiters<T> {
     return taken;
   }
 
-  /** Rejects every pending wait with `error` (the source of items has ended). */
-  rejectAll(error: Error): void {
-    for (const waiter of this.#pending.splice(0)) waiter.reject(error);
+  /**
+   * Rejects every pending wait at once, clearing its time-out (the source of
+   * items has ended): with `error`, or with the error `error` makes from what
+   * the wait is for (its description).
+   */
+  rejectAll(error: Error | ((what: string) => Error)): void {
+    for (const waiter of this.#pending.splice(0)) {
+      waiter.reject(typeof error === "function" ? error(waiter.what) : error);
+    }
   }
 
   #recent(): string {

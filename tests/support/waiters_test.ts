@@ -74,12 +74,35 @@ Deno.test("Waiters.wait() times out naming what it waited for and the last items
   }
 });
 
-Deno.test("Waiters.rejectAll() rejects every pending wait", async () => {
-  const w = waiters([]);
-  const pending = [w.wait(() => true), w.wait(() => true)];
-  w.rejectAll(new Error("The source ended"));
-  for (const p of pending) await assert.rejects(p, new Error("The source ended"));
-  assert.equal(w.deliver({ n: 1 }), false);
+Deno.test({
+  name: "Waiters.rejectAll() rejects every pending wait at once and clears its time-out",
+  // The op sanitizer fails the test if a wait's timer is left running.
+  sanitizeOps: true,
+  fn: async () => {
+    const w = waiters([]);
+    const pending = [w.wait(() => true), w.wait(() => true)];
+    w.rejectAll(new Error("The source ended"));
+    for (const p of pending) await assert.rejects(p, new Error("The source ended"));
+    assert.equal(w.deliver({ n: 1 }), false);
+  },
+});
+
+Deno.test({
+  name: "Waiters.rejectAll() can make each wait's error from what it waits for",
+  sanitizeOps: true,
+  fn: async () => {
+    const w = waiters([]);
+    const described = w.wait(() => true, { description: 'the result of "math::add"' });
+    const bare = w.wait((i) => i.n === 7);
+    w.rejectAll((what) => new Error(`Stopped waiting for ${what}: the source ended`));
+    await assert.rejects(described, {
+      message: 'Stopped waiting for the result of "math::add": the source ended',
+    });
+    await assert.rejects(
+      bare,
+      /^Error: Stopped waiting for a frame matching \(i\)\s*=>\s*i\.n === 7: the source ended$/,
+    );
+  },
 });
 
 Deno.test("describePredicate() puts the source on one line and shortens it to 120 characters", () => {
