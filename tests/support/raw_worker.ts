@@ -20,11 +20,17 @@ export class RawWorker {
     timeoutMs: 5000,
   });
   #closed: Promise<CloseEvent>;
+  /** Set once the connection is closing or closed: the error of a wait for `what`. */
+  #ended: ((what: string) => Error) | undefined;
   workerId = "";
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
     this.#closed = new Promise((resolve) => socket.addEventListener("close", resolve));
+    socket.addEventListener("close", (e) => {
+      const reason = e.reason === "" ? "" : `, reason "${e.reason}"`;
+      this.#end(`the connection closed (code ${e.code}${reason})`);
+    });
     socket.addEventListener("message", (e) => {
       const frame = JSON.parse(
         typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data),
@@ -41,6 +47,8 @@ export class RawWorker {
     const registered = w.next((f) => f.type === "workerregistered", {
       description: `the "workerregistered" frame from ${url}`,
     });
+    // A refused handshake closes the socket, which fails this wait: the error below reports it.
+    registered.catch(() => {});
     await new Promise<void>((resolve, reject) => {
       socket.addEventListener("open", () => resolve(), { once: true });
       socket.addEventListener("error", () => reject(new Error(`Cannot connect to ${url}`)), {
@@ -62,10 +70,13 @@ export class RawWorker {
    * The first frame matching `match` that arrives after this call. After
    * `timeoutMs` (5 s by default) it rejects with an error naming
    * `description` (by default the predicate's source) and the last frames
-   * received.
+   * received; once the connection closes (or {@link close} is called) it
+   * rejects at once, with the close code and reason.
    */
   next(match: (f: Frame) => boolean, options: WaitOptions = {}): Promise<Frame> {
-    return this.#waiters.wait(match, options);
+    const wait = this.#waiters.wait(match, options);
+    if (this.#ended) this.#waiters.rejectAll(this.#ended);
+    return wait;
   }
 
   /** Calls a function and waits for its result frame. */
@@ -106,13 +117,21 @@ export class RawWorker {
     });
   }
 
+  /** Closes the connection (code 1000); pending waits fail at once. */
   async close(): Promise<void> {
     if (
       this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING
     ) {
       this.socket.close(1000);
+      this.#end("close() closed the connection (code 1000)");
     }
     await this.#closed;
+  }
+
+  /** Fails every pending wait, and every later one, saying how the connection ended. */
+  #end(how: string): void {
+    this.#ended ??= (what) => new Error(`Stopped waiting for ${what}: ${how}`);
+    this.#waiters.rejectAll(this.#ended);
   }
 
   get closed(): Promise<CloseEvent> {
