@@ -12,7 +12,7 @@ import { exposedWithoutToken } from "../engine/token.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
 import { startEmbeddedConsole } from "./console.ts";
-import { resolveFromCaller } from "./paths.ts";
+import { callerDir, resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
 import type { Io } from "./trigger.ts";
 import { stopSignal } from "./signals.ts";
@@ -41,7 +41,10 @@ export function withGlobalMiddleware(
 export async function start(args: string[], io: Io): Promise<number> {
   const { config: configArg } = parseStartArgs(args);
   const file = resolveFromCaller(configArg);
-  const loaded = await loadConfigFile(file, { workerConfigs: builtinConfigParsers() });
+  const loaded = await loadConfigFile(file, {
+    workerConfigs: builtinConfigParsers(),
+    cwd: callerDir(),
+  });
   if (!loaded.ok) {
     io.err(`Error: ${loaded.error.message}`);
     return 1;
@@ -68,7 +71,12 @@ export async function start(args: string[], io: Io): Promise<number> {
       ...(config.auth.token ? { token: config.auth.token } : {}),
     });
   } catch (e) {
-    io.err(`Error: cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
+    const where = `Cannot listen on ${config.host}:${config.port}`;
+    io.err(
+      e instanceof Deno.errors.AddrInUse
+        ? `Error: ${file}: port: ${where}: address already in use: stop what uses it, or choose another "port"`
+        : `Error: ${file}: ${where}: ${(e as Error).message}`,
+    );
     return 1;
   }
   io.out(`Engine listening on ${engine.url} (config ${file})`);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, relative, resolve } from "node:path";
+import { basename, dirname, relative, resolve } from "node:path";
 import { ConfigError } from "./error.ts";
 import { parseConfig, type ParseConfigOptions, type ParseConfigResult } from "./parse.ts";
 
@@ -15,6 +15,11 @@ export const DEFAULT_CONFIG_FILE = "engine-config.yaml";
 export interface LoadConfigOptions extends Omit<ParseConfigOptions, "file" | "env"> {
   /** Reads an environment variable; `Deno.env.get` by default. */
   env?: (name: string) => string | undefined;
+  /**
+   * The folder the user works in: the `--directory` suggested for a missing
+   * file is relative to it. `Deno.cwd()` by default.
+   */
+  cwd?: string;
 }
 
 /**
@@ -35,26 +40,29 @@ export async function loadConfigFile(
   path: string,
   options: LoadConfigOptions = {},
 ): Promise<ParseConfigResult> {
-  const { env = (name: string) => Deno.env.get(name), ...rest } = options;
+  const { env = (name: string) => Deno.env.get(name), cwd = Deno.cwd(), ...rest } = options;
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await Deno.readTextFile(resolve(cwd, path));
   } catch (error) {
-    return { ok: false, error: readError(path, error) };
+    return { ok: false, error: readError(path, error, cwd) };
   }
   return parseConfig(text, { ...rest, file: path, env });
 }
 
-function readError(path: string, error: unknown): ConfigError {
-  const absolute = resolve(path);
+function readError(path: string, error: unknown, cwd: string): ConfigError {
+  const absolute = resolve(cwd, path);
   if (error instanceof Deno.errors.NotFound) {
-    const dir = relative(Deno.cwd(), dirname(absolute)) || ".";
-    return new ConfigError(
-      `No config file at "${absolute}": create one with ` +
-        `"engine create --template quickstart --directory ${dir}", ` +
-        `or write a file containing "workers: []"`,
-      { file: path, cause: error },
-    );
+    // engine create writes engine-config.yaml: suggest it only for that name.
+    const dir = relative(cwd, dirname(absolute)) || ".";
+    const fix = basename(absolute) === DEFAULT_CONFIG_FILE
+      ? `create one with "engine create --template quickstart --directory ${dir}", ` +
+        `or write a file containing "workers: []"`
+      : `write one containing "workers: []"`;
+    return new ConfigError(`No config file at "${absolute}": ${fix}`, {
+      file: path,
+      cause: error,
+    });
   }
   const detail = error instanceof Error ? error.message : String(error);
   return new ConfigError(`Cannot read config file "${absolute}": ${detail}`, {

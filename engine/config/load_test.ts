@@ -43,6 +43,44 @@ Deno.test("loadConfigFile() says how to create a missing file", async () => {
   );
 });
 
+Deno.test("loadConfigFile() suggests a folder relative to the caller's folder, and engine create only for its file name", async () => {
+  const cwd = await Deno.makeTempDir();
+  try {
+    const cases: [string, string][] = [
+      [
+        "engine-config.yaml",
+        `create one with "engine create --template quickstart --directory .", ` +
+        `or write a file containing "workers: []"`,
+      ],
+      [
+        "sub/engine-config.yaml",
+        `create one with "engine create --template quickstart --directory sub", ` +
+        `or write a file containing "workers: []"`,
+      ],
+      ["other.yaml", `write one containing "workers: []"`],
+    ];
+    for (const [path, fix] of cases) {
+      const result = await loadConfigFile(path, { cwd });
+      assert.ok(!result.ok, path);
+      assert.equal(result.error.message, `No config file at "${join(cwd, path)}": ${fix}`);
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("loadConfigFile() reads a relative path from the given folder", async () => {
+  const cwd = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(join(cwd, "engine-config.yaml"), "port: 4001\n");
+    const result = await loadConfigFile("engine-config.yaml", { cwd, env: () => undefined });
+    assert.ok(result.ok, result.ok ? "" : result.error.message);
+    assert.equal(result.config.port, 4001);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
 Deno.test("loadConfigFile() reports a file it cannot read", async () => {
   const dir = await Deno.makeTempDir();
   try {

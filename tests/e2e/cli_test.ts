@@ -117,6 +117,32 @@ Deno.test("an invalid config stops start-up with file, line and field, exit 1", 
   );
 });
 
+Deno.test("engine's start-up errors name the place: a missing file in the caller's folder, a port in use", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "engine-test-" });
+  try {
+    const missing = await runCli(["--config", "engine-config.yaml"], {
+      env: { ENGINE_CALLER_DIR: dir },
+    });
+    assert.equal(missing.code, 1);
+    assert.equal(
+      missing.stderr.trim(),
+      `Error: No config file at "${dir}/engine-config.yaml": create one with ` +
+        `"engine create --template quickstart --directory .", or write a file containing "workers: []"`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { file } = await tempConfig(MINIMAL.replace("port: 0", `port: ${taken.addr.port}`));
+  const busy = await runCli(["--config", file]);
+  assert.equal(busy.code, 1);
+  assert.equal(
+    busy.stderr.trim(),
+    `Error: ${file}: port: Cannot listen on 127.0.0.1:${taken.addr.port}: address already in use: ` +
+      `stop what uses it, or choose another "port"`,
+  );
+});
+
 Deno.test("engine refuses to listen beyond loopback without a token", async () => {
   const { file } = await tempConfig("host: 0.0.0.0\nport: 0\nworkers: []\n");
   const r = await runCli(["--config", file], { env: { ENGINE_TOKEN: "" } });
