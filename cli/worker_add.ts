@@ -43,7 +43,7 @@ export async function workerAdd(args: string[], io: Io): Promise<number> {
   if (!read.ok) {
     io.err(
       `Error: ${
-        read.missing ? read.message : `cannot add to an invalid config file: ${read.message}`
+        read.missing ? read.message : `Cannot add to an invalid config file: ${read.message}`
       }`,
     );
     return 1;

@@ -31,8 +31,10 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
   if (!removed.ok) {
     io.err(
       removed.reason === "missing"
-        ? `Error: no worker "${name}" in ${file}: "engine worker list" shows the workers`
-        : `Error: ${removed.message}`,
+        ? `Error: No worker "${name}" in ${file}: "engine worker list" shows the workers`
+        : `Error: ${
+          read.ok ? removed.message : `Cannot edit an invalid config file: ${read.message}`
+        }`,
     );
     return 1;
   }

@@ -170,7 +170,7 @@ interface WorkersList {
 }
 
 function openWorkers(text: string): WorkersList | { message: string } {
-  const doc: Document = parseDocument(text);
+  const doc: Document = parseDocument(text, { prettyErrors: false });
   const error = doc.errors[0];
   if (error) {
     const line = text.slice(0, error.pos[0]).split("\n").length;

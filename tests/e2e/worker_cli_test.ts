@@ -262,3 +262,25 @@ Deno.test("engine worker with bad arguments prints usage and exits 2", async () 
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /^Error: No config file at "\/nonexistent\/x\.yaml"/);
 });
+
+Deno.test("engine worker add and remove on a config file that does not parse name its file, line and problem once", async () => {
+  const p = await project("workers: [\n");
+  try {
+    const cases: [string[], string][] = [[["add", "engine-state"], "add to"], [
+      ["remove", "w"],
+      "edit",
+    ]];
+    for (const [args, verb] of cases) {
+      const r = await p.cli(...args);
+      assert.equal(r.code, 1, args.join(" "));
+      assert.equal(
+        r.stderr.trim(),
+        `Error: Cannot ${verb} an invalid config file: ${p.file}:2:1: Invalid YAML: ` +
+          "Flow sequence in block collection must be sufficiently indented and end with a ]",
+      );
+    }
+    assert.equal(await Deno.readTextFile(p.file), "workers: [\n");
+  } finally {
+    await p.cleanup();
+  }
+});
