@@ -12,6 +12,9 @@ import { Waiters, type WaitOptions } from "./waiters.ts";
 /** One line of the child's output, or one line written to its input. */
 export type Message = Record<string, unknown>;
 
+/** How many of the last stderr lines a time-out message shows. */
+const STDERR_SHOWN = 20;
+
 /**
  * A child `deno run` whose stdout lines are messages: a line holding a JSON
  * object is that object, any other line is `{line}`.
@@ -22,13 +25,16 @@ export class JsonLineProcess {
   /** Every message received, for the time-out messages of {@link waitFor}. */
   readonly #seen: Message[] = [];
   readonly #unclaimed: Message[] = [];
+  /** Every line the child wrote to stderr so far, read as it comes. */
+  readonly #stderrLines: string[] = [];
   readonly #waiters = new Waiters<Message>({
     item: "message",
     seen: () => this.#seen,
+    also: () => this.#stderrTail(),
     timeoutMs: 30_000,
   });
   readonly #stdout: Promise<void>;
-  readonly #stderr: Promise<string>;
+  readonly #stderr: Promise<void>;
   #ended: Error | undefined;
 
   constructor(script: URL, args: string[], env: Record<string, string> = {}) {
@@ -40,7 +46,7 @@ export class JsonLineProcess {
       stderr: "piped",
     }).spawn();
     this.#stdin = this.#child.stdin.getWriter();
-    this.#stderr = new Response(this.#child.stderr).text();
+    this.#stderr = this.#readStderr();
     this.#stdout = this.#read();
   }
 
@@ -48,7 +54,7 @@ export class JsonLineProcess {
    * The first message (already received or still to come) that `match`
    * accepts and no earlier wait took. After `timeoutMs` (30 s by default) it
    * rejects with an error naming `description` (by default the predicate's
-   * source) and the last messages received.
+   * source), the last messages received and the last lines of stderr.
    */
   waitFor(match: (message: Message) => boolean, options: WaitOptions = {}): Promise<Message> {
     const index = this.#unclaimed.findIndex(match);
@@ -87,11 +93,29 @@ export class JsonLineProcess {
       this.#seen.push(message);
       if (!this.#waiters.deliver(message)) this.#unclaimed.push(message);
     }
-    const stderr = await this.#stderr;
+    await this.#stderr;
     this.#ended = new Error(
-      `The child process ended before the awaited message; its stderr:\n${stderr}`,
+      `The child process ended before the awaited message; its stderr:\n${
+        this.#stderrLines.join("\n")
+      }`,
     );
     this.#waiters.rejectAll(this.#ended);
+  }
+
+  async #readStderr(): Promise<void> {
+    for await (const line of readLines(this.#child.stderr, { unterminated: true })) {
+      this.#stderrLines.push(line);
+    }
+  }
+
+  /** The last lines of stderr, for a time-out message. */
+  #stderrTail(): string {
+    const lines = this.#stderrLines;
+    if (lines.length === 0) return "its stderr: nothing so far";
+    const which = lines.length > STDERR_SHOWN
+      ? `the last ${STDERR_SHOWN} of ${lines.length} lines of its stderr`
+      : "its stderr";
+    return `${which}:\n${lines.slice(-STDERR_SHOWN).map((line) => `  ${line}`).join("\n")}`;
   }
 }
 

@@ -28,6 +28,11 @@ export interface WaitersOptions<T> {
   format?: (item: T) => string;
   /** How many of the last items seen a time-out message shows. */
   show?: number;
+  /**
+   * More for a time-out message to show after the items, e.g. the last
+   * lines a process wrote to its stderr; nothing when it returns "".
+   */
+  also?: () => string;
   /** The time-out of a wait that names none. */
   timeoutMs: number;
 }
@@ -61,7 +66,13 @@ export class Waiters<T> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.splice(this.#pending.indexOf(waiter), 1);
-        reject(new Error(`Timed out after ${timeoutMs}ms waiting for ${what}: ${this.#recent()}`));
+        const also = this.#options.also?.() ?? "";
+        reject(
+          new Error(
+            `Timed out after ${timeoutMs}ms waiting for ${what}: ${this.#recent()}` +
+              (also === "" ? "" : `\n${also}`),
+          ),
+        );
       }, timeoutMs);
       const waiter: Waiter<T> = {
         match,

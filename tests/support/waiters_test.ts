@@ -74,6 +74,26 @@ Deno.test("Waiters.wait() times out naming what it waited for and the last items
   }
 });
 
+Deno.test("Waiters.wait() times out showing what `also` adds after the items, if anything", async (t) => {
+  const cases: { name: string; also: string; tail: string }[] = [
+    { name: "something added", also: "its stderr:\n  boom", tail: "\nits stderr:\n  boom" },
+    { name: "nothing added", also: "", tail: "" },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const w = new Waiters<Item>({
+        item: "frame",
+        seen: () => [{ n: 1 }],
+        also: () => c.also,
+        timeoutMs: 1,
+      });
+      await assert.rejects(w.wait(() => false, { description: "n 42" }), {
+        message: `Timed out after 1ms waiting for n 42: the frame seen:\n  {"n":1}${c.tail}`,
+      });
+    });
+  }
+});
+
 Deno.test({
   name: "Waiters.rejectAll() rejects every pending wait at once and clears its time-out",
   // The op sanitizer fails the test if a wait's timer is left running.
