@@ -64,7 +64,9 @@ export async function workerList(args: string[], io: Io): Promise<number> {
   }
   if (!linked.ok) io.out(`${linked.reason}: showing ${file}`);
   if (rows.length === 0) {
-    io.out('No workers. Add one with "engine worker add <folder>" (or engine-http, engine-state).');
+    io.out(
+      'No workers. Add one with "engine worker add <folder>" (or engine-http, engine-state, engine-queue).',
+    );
     return 0;
   }
   io.out(table(rows));
@@ -106,12 +108,14 @@ function joinRows(
     claimed.add(entry.name);
   }
   for (const c of connected) {
-    if (claimed.has(c.name) || c.kind === "builtin") continue;
+    if (claimed.has(c.name)) continue;
+    // A built-in worker runs without an entry while the config file is invalid.
+    const builtin = c.kind === "builtin";
     rows.push({
       name: c.name,
-      kind: "external",
+      kind: builtin ? "builtin" : "external",
       status: "running",
-      pid: c.pid,
+      pid: builtin ? null : c.pid,
       functions: c.function_count,
       restarts: null,
       error: null,

@@ -126,6 +126,27 @@ Deno.test("engine worker add engine-state starts the built-in worker in the runn
     assert.ok(add.stdout.includes("\n  state::get\n"), add.stdout);
     const set = await r.probe.call("state::set", { scope: "s", key: "k", value: 1 });
     assert.equal(set.error, undefined);
+
+    // An invalid edit leaves it running, and list still shows it.
+    const valid = await Deno.readTextFile(r.file);
+    await Deno.writeTextFile(r.file, `${valid}bogus: 1\n`);
+    await r.engine.waitForLine(/Config change ignored, still running the previous config: .*bogus/);
+    const list = await r.cli("list", "--json");
+    assert.equal(list.code, 0);
+    assert.match(list.stderr, /^Warning: .*bogus: Unknown field/);
+    const row = (JSON.parse(list.stdout).workers as Frame[]).find((w) => w.name === "engine-state");
+    assert.deepEqual({ ...row, functions: undefined }, {
+      name: "engine-state",
+      kind: "builtin",
+      status: "running",
+      pid: null,
+      functions: undefined,
+      restarts: null,
+      error: null,
+    });
+    await Deno.writeTextFile(r.file, valid);
+    await r.engine.waitForLine(/Config file .* is valid again/);
+
     const remove = await r.cli("remove", "engine-state");
     assert.equal(remove.code, 0, remove.stderr);
     assert.ok(remove.stdout.includes(`Stopped "engine-state" in the engine at ${r.engine.url}`));
