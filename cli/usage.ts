@@ -106,7 +106,7 @@ Options:
 Exit codes: 0 created, 1 the folder cannot be used, 2 bad arguments or an
 unknown template.`,
   worker: `Usage:
-  engine worker add <folder|engine-http|engine-state> [--force] [--config <file>]
+  engine worker add <folder|engine-http|engine-state|engine-queue> [--force] [--config <file>]
   engine worker remove <name> [--config <file>]
   engine worker list [--json] [--config <file>]
 

@@ -34,7 +34,7 @@ export async function workerAdd(args: string[], io: Io): Promise<number> {
   const [target, ...extra] = options.positionals;
   if (target === undefined) {
     throw new UsageError(
-      "Missing the worker: a folder path, or engine-http / engine-state",
+      "Missing the worker: a folder path, or engine-http / engine-state / engine-queue",
       "worker",
     );
   }

@@ -258,6 +258,11 @@ Deno.test("engine worker with bad arguments prints usage and exits 2", async () 
     assert.match(r.stderr, message);
     assert.ok(r.stderr.includes("Usage:\n  engine worker add"), "prints the worker usage");
   }
+  const usage = (await runCli(["worker", "add"], { env: NO_ENGINE })).stderr;
+  for (const name of Object.keys(BUILTIN_WORKERS)) {
+    assert.ok(usage.includes(`|${name}`), `the usage names ${name}`);
+    assert.ok(usage.split("\n")[0]!.includes(name), `the error names ${name}`);
+  }
   const missing = await runCli(["worker", "remove", "ghost", "--config", "/nonexistent/x.yaml"]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /^Error: No config file at "\/nonexistent\/x\.yaml"/);
