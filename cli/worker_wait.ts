@@ -150,9 +150,16 @@ export async function waitForBuiltin(
     return 1;
   }
   const w = outcome.worker;
-  show.done(`✓ "${name}" is running in the engine with ${w.function_count} functions:`);
+  show.done(builtinRunningLine(name, w.function_count));
   for (const id of [...w.functions].sort()) io.out(`  ${id}`);
   return 0;
+}
+
+/** What `worker add` prints when a built-in worker runs; its function ids follow, one per line. */
+export function builtinRunningLine(name: string, functions: number): string {
+  if (functions === 0) return `✓ "${name}" is running in the engine (no functions of its own)`;
+  const noun = functions === 1 ? "function" : "functions";
+  return `✓ "${name}" is running in the engine with ${functions} ${noun}:`;
 }
 
 /**
