@@ -109,9 +109,11 @@ export class ConfigReloader {
     }
     for (const entry of start) await this.#startBuiltin(entry);
     const local = await this.#o.supervisor.reconcile(plan.config.workers);
+    const failed = start.filter((e) => this.#failures.has(e.name));
+    const started = start.filter((e) => !failed.includes(e));
     const summary = [
       describe("started", [
-        ...start.filter((e) => added.includes(e)).map((e) => e.name),
+        ...started.filter((e) => added.includes(e)).map((e) => e.name),
         ...local.started,
       ]),
       describe("stopped", [
@@ -119,11 +121,14 @@ export class ConfigReloader {
         ...local.stopped,
       ]),
       describe("restarted", [
-        ...start.filter((e) => !added.includes(e)).map((e) => e.name),
+        ...started.filter((e) => !added.includes(e)).map((e) => e.name),
         ...local.restarted,
       ]),
+      describe("could not start", failed.map((e) => e.name)),
     ].filter((s) => s !== "");
-    log.info(`Config reloaded${summary.length > 0 ? `: ${summary.join("; ")}` : ""}`);
+    const line = `Config reloaded${summary.length > 0 ? `: ${summary.join("; ")}` : ""}`;
+    if (failed.length > 0) log.warn(line);
+    else log.info(line);
     return "apply";
   }
 

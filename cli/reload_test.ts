@@ -81,6 +81,17 @@ Deno.test("ConfigReloader.reload() applies edits to built-in and local workers, 
       assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
       assert.equal(lastLog(), 'Config reloaded: restarted "engine-state", "engine-http"');
     });
+    await t.step("a built-in worker that cannot start is not reported as started", async () => {
+      using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const busy = HTTP.replace("port: 0", `port: ${taken.addr.port}`);
+      const middleware = "rest_api:\n  middleware:\n    - function_id: auth::check\n";
+      assert.equal(await edit(`${BASE}workers:\n${STATE}${busy}${middleware}`), "apply");
+      assert.equal(lastLog(), 'Config reloaded: could not start "engine-http"');
+      assert.equal(engine.logs.query({ worker: "engine" }).at(-1)?.level, "warn");
+      assert.deepEqual(reloader.builtinFailures().map((f) => f.name), ["engine-http"]);
+      assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
+      assert.equal(lastLog(), 'Config reloaded: restarted "engine-http"');
+    });
     await t.step("keys only a restart applies are reported", async () => {
       const text = `${BASE.replace("port: 0", "port: 1")}workers:\n${STATE}${HTTP}`;
       assert.equal(await edit(text), "apply");
