@@ -71,13 +71,20 @@ async function measure(
 }
 
 const load = await loadAverage();
-const nats = await startNats();
-const responder = spawn(["run", "--allow-all", "bench/nats_responder.ts", nats.url, "bench.echo"]);
-const engine = await startEngine();
-const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: engine.url });
 const results = new Map<string, Figures[]>();
 const add = (key: string, f: Figures) => results.set(key, [...(results.get(key) ?? []), f]);
+// Every process started is stopped on every path, the last started first.
+const procs = new AsyncDisposableStack();
 try {
+  const nats = await startNats();
+  procs.use(nats.server);
+  const responder = procs.use(
+    spawn(["run", "--allow-all", "bench/nats_responder.ts", nats.url, "bench.echo"]),
+  );
+  const engine = procs.use(await startEngine());
+  const worker = procs.use(
+    spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: engine.url }),
+  );
   await responder.waitFor(/^ready$/);
   await worker.waitFor(/^ready$/);
   for (let r = 0; r < rounds; r++) {
@@ -94,11 +101,7 @@ try {
     }
   }
 } finally {
-  await worker.stop();
-  await engine.engine.stop();
-  await engine.cleanup();
-  await responder.stop();
-  await nats.server.stop();
+  await procs.disposeAsync();
 }
 
 const med = (key: string): Figures => {

@@ -95,19 +95,21 @@ export async function httpSection(
       "x".repeat(89)
     }"}'\nwrk.headers["Content-Type"] = "application/json"\n`,
   );
-  const plain = spawn(["run", "--allow-all", "bench/plain_http.ts"]);
-  const plainUrl = `http://127.0.0.1:${(await plain.waitFor(/port=(\d+)/))[1]}/bench/echo`;
-  const { engine, url } = await startEngine(
-    "  - name: engine-http\n    config:\n      port: 0\n      host: 127.0.0.1\n",
-  );
-  const httpPort = (await engine.waitFor(/Started worker engine-http .*"port":(\d+)/))[1];
-  const engineUrl = `http://127.0.0.1:${httpPort}/bench/echo`;
-  const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], {
-    ENGINE_URL: url,
-    BENCH_ROUTES: "1",
-  });
+  // Every process started is stopped on every path, the last started first.
+  const procs = new AsyncDisposableStack();
   let extra: ReturnType<typeof spawn> | undefined;
   try {
+    const plain = procs.use(spawn(["run", "--allow-all", "bench/plain_http.ts"]));
+    const plainUrl = `http://127.0.0.1:${(await plain.waitFor(/port=(\d+)/))[1]}/bench/echo`;
+    const { engine, url } = await startEngine(
+      "  - name: engine-http\n    config:\n      port: 0\n      host: 127.0.0.1\n",
+    );
+    procs.use(engine);
+    const httpPort = (await engine.waitFor(/Started worker engine-http .*"port":(\d+)/))[1];
+    const engineUrl = `http://127.0.0.1:${httpPort}/bench/echo`;
+    const worker = procs.use(
+      spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: url, BENCH_ROUTES: "1" }),
+    );
     await worker.waitFor(/^ready$/);
     await waitForRoute(engineUrl);
     await waitForRoute(plainUrl);
@@ -186,9 +188,7 @@ export async function httpSection(
     return { markdown, checks };
   } finally {
     await extra?.stop();
-    await worker.stop();
-    await engine.stop();
-    await plain.stop();
+    await procs.disposeAsync();
     await Deno.remove(script);
   }
 }

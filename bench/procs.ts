@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
-export interface Proc {
+/** A child process; `await using` (or an `AsyncDisposableStack`) stops it on every path. */
+export interface Proc extends AsyncDisposable {
   child: Deno.ChildProcess;
   lines: string[];
   waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
@@ -54,6 +55,14 @@ export function spawnCommand(
     }
   };
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const stop = async () => {
+    await input?.close().catch(() => {});
+    try {
+      child.kill("SIGTERM");
+    } catch { /* gone */ }
+    await child.status;
+    await pumps;
+  };
   return {
     child,
     lines,
@@ -74,15 +83,23 @@ export function spawnCommand(
       if (!input) throw new Error("The child was spawned without stdin");
       await input.write(new TextEncoder().encode(`${line}\n`));
     },
-    async stop() {
-      await input?.close().catch(() => {});
-      try {
-        child.kill("SIGTERM");
-      } catch { /* gone */ }
-      await child.status;
-      await pumps;
-    },
+    stop,
+    [Symbol.asyncDispose]: stop,
   };
+}
+
+/**
+ * Resolves with what `ready` resolves with (e.g. `proc`'s wait for its
+ * ready line); if it fails, stops `proc` first, so a failed start leaves
+ * no process behind.
+ */
+export async function readyOrStopped<T>(proc: Proc, ready: (proc: Proc) => Promise<T>): Promise<T> {
+  try {
+    return await ready(proc);
+  } catch (error) {
+    await proc.stop();
+    throw error;
+  }
 }
 
 /** Runs a process to completion and returns its stdout (throws on failure). */

@@ -38,16 +38,18 @@ const dirs = {
   caller: await Deno.makeTempDir({ prefix: "prof-caller-" }),
 };
 const prof = (dir: string) => ["--cpu-prof", `--cpu-prof-dir=${dir}`];
-const engine = await startEngine({ denoFlags: prof(dirs.engine) });
-const worker = spawn(
-  ["run", "--allow-all", ...prof(dirs.worker), "bench/echo_worker.ts"],
-  { ENGINE_URL: engine.url },
-);
 let result: ClientResult & { cpuMs: { user: number; system: number } };
 const cpu: Record<string, { user: number; system: number }> = {};
-const pids = { engine: engine.engine.child.pid, worker: worker.child.pid };
 let window = { from: 0, to: Infinity };
+// Every process started is stopped on every path, the last started first.
+const procs = new AsyncDisposableStack();
 try {
+  const engine = procs.use(await startEngine({ denoFlags: prof(dirs.engine) }));
+  const worker = procs.use(spawn(
+    ["run", "--allow-all", ...prof(dirs.worker), "bench/echo_worker.ts"],
+    { ENGINE_URL: engine.url },
+  ));
+  const pids = { engine: engine.engine.child.pid, worker: worker.child.pid };
   await worker.waitFor(/^ready$/);
   const before = { engine: await cpuTimeMs(pids.engine), worker: await cpuTimeMs(pids.worker) };
   window = { from: await monotonicUs(), to: Infinity };
@@ -76,9 +78,7 @@ try {
   }
   cpu.caller = result.cpuMs;
 } finally {
-  await worker.stop();
-  await engine.engine.stop();
-  await engine.cleanup();
+  await procs.disposeAsync();
 }
 // Warm-up and sequential calls count too: the profiles cover the whole run.
 const calls = result.calls!;

@@ -7,7 +7,7 @@
  * numbers, carry the targets.
  */
 import { parseArgs } from "node:util";
-import { run, spawn } from "./procs.ts";
+import { readyOrStopped, run, spawn } from "./procs.ts";
 import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
 import { writeHeadAndSections } from "./sections.ts";
@@ -57,7 +57,8 @@ export async function startEngine(extraConfig = "") {
     `host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\nworkers:\n  - name: engine-state\n    config:\n      adapter: sqlite\n      path: ${dir}/state.db\n${extraConfig}`,
   );
   const engine = spawn(["run", "--allow-all", "main.ts", "--config", config]);
-  const url = (await engine.waitFor(/Engine listening on (ws:\/\/\S+)/))[1]!;
+  const url =
+    (await readyOrStopped(engine, (e) => e.waitFor(/Engine listening on (ws:\/\/\S+)/)))[1]!;
   return { engine, url, dir };
 }
 
@@ -90,12 +91,19 @@ const checkRow = (name: string, ok: boolean, detail: string) =>
 if (only.has("core") || only.has("state")) {
   // The direct echo is the core section's baseline only: the state section compares with the
   // routed echo call, so `--only state` does not start it.
-  const echo = only.has("core") ? spawn(["run", "--allow-all", "bench/echo_server.ts"]) : undefined;
-  const echoUrl = echo && `ws://127.0.0.1:${(await echo.waitFor(/port=(\d+)/))[1]}`;
-  const { engine, url } = await startEngine();
-  const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: url });
-  await worker.waitFor(/^ready$/);
+  // Every process started is stopped on every path, the last started first.
+  const procs = new AsyncDisposableStack();
   try {
+    const echo = only.has("core")
+      ? procs.use(spawn(["run", "--allow-all", "bench/echo_server.ts"]))
+      : undefined;
+    const echoUrl = echo && `ws://127.0.0.1:${(await echo.waitFor(/port=(\d+)/))[1]}`;
+    const { engine, url } = await startEngine();
+    procs.use(engine);
+    const worker = procs.use(
+      spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: url }),
+    );
+    await worker.waitFor(/^ready$/);
     const direct = echoUrl === undefined
       ? undefined
       : { url: echoUrl, result: await client(["echo", echoUrl]) };
@@ -193,9 +201,7 @@ if (only.has("core") || only.has("state")) {
       );
     }
   } finally {
-    await worker.stop();
-    await engine.stop();
-    await echo?.stop();
+    await procs.disposeAsync();
   }
 }
 

@@ -106,10 +106,11 @@ async function measureCall(url: string, n: number): Promise<CallPoint> {
 
 /** Memory: a fresh engine, idle connections added, then functions. */
 async function memoryCurve(results: ScaleResults): Promise<void> {
-  const engine = await startEngine();
-  const pid = engine.engine.child.pid;
-  const swarm = startSwarm(engine.url);
+  const procs = new AsyncDisposableStack();
   try {
+    const engine = procs.use(await startEngine());
+    const pid = engine.engine.child.pid;
+    const swarm = procs.use(startSwarm(engine.url));
     await sleep(settleMs);
     results.memory.push({ connections: 0, rssKb: await rssKb(pid) });
     for (const n of points.workers) {
@@ -124,18 +125,19 @@ async function memoryCurve(results: ScaleResults): Promise<void> {
       results.functionsRss.push({ functions: f, rssKb: await rssKb(pid) });
     }
   } finally {
-    await swarm.stop();
-    await engine.engine.stop();
-    await engine.cleanup();
+    await procs.disposeAsync();
   }
 }
 
 /** Calls: an echo worker, idle connections added, then functions spread over them. */
 async function callCurves(results: ScaleResults): Promise<void> {
-  const engine = await startEngine();
-  const worker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: engine.url });
-  const swarm = startSwarm(engine.url);
+  const procs = new AsyncDisposableStack();
   try {
+    const engine = procs.use(await startEngine());
+    const worker = procs.use(
+      spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: engine.url }),
+    );
+    const swarm = procs.use(startSwarm(engine.url));
     await worker.waitFor(/^ready$/);
     // Unmeasured: the engine's first calls run its code paths cold.
     await measureCall(engine.url, 0);
@@ -163,28 +165,28 @@ async function callCurves(results: ScaleResults): Promise<void> {
     await sleep(settleMs);
     results.again.workers = await measureCall(engine.url, points.workers[0]!);
   } finally {
-    await swarm.stop();
-    await worker.stop();
-    await engine.engine.stop();
-    await engine.cleanup();
+    await procs.disposeAsync();
   }
 }
 
 /** HTTP: one worker with n routes (restarted for each n), a request on the last route. */
 async function routeCurve(results: ScaleResults): Promise<void> {
-  const engine = await startEngine({
-    workersYaml: "  - name: engine-http\n    config:\n      port: 0\n      host: 127.0.0.1\n",
-  });
-  const httpPort = (await engine.engine.waitFor(/Started worker engine-http .*"port":(\d+)/))[1];
   const script = await Deno.makeTempFile({ suffix: ".lua" });
-  await Deno.writeTextFile(
-    script,
-    `wrk.method = "POST"\nwrk.body = '{"data":"${
-      "x".repeat(89)
-    }"}'\nwrk.headers["Content-Type"] = "application/json"\n`,
-  );
+  const procs = new AsyncDisposableStack();
   let worker: Proc | undefined;
   try {
+    await Deno.writeTextFile(
+      script,
+      `wrk.method = "POST"\nwrk.body = '{"data":"${
+        "x".repeat(89)
+      }"}'\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
+    const engine = procs.use(
+      await startEngine({
+        workersYaml: "  - name: engine-http\n    config:\n      port: 0\n      host: 127.0.0.1\n",
+      }),
+    );
+    const httpPort = (await engine.engine.waitFor(/Started worker engine-http .*"port":(\d+)/))[1];
     for (const n of points.routes) {
       await worker?.stop();
       const t0 = performance.now();
@@ -203,8 +205,7 @@ async function routeCurve(results: ScaleResults): Promise<void> {
     }
   } finally {
     await worker?.stop();
-    await engine.engine.stop();
-    await engine.cleanup();
+    await procs.disposeAsync();
     await Deno.remove(script);
   }
 }

@@ -5,9 +5,10 @@
  * @module
  */
 import { freePort } from "../tests/support/ports.ts";
-import { type Proc, spawn, spawnCommand } from "./procs.ts";
+import { type Proc, readyOrStopped, spawn, spawnCommand } from "./procs.ts";
 
-export interface EngineProc {
+/** A running engine; `await using` (or an `AsyncDisposableStack`) stops it and cleans up. */
+export interface EngineProc extends AsyncDisposable {
   engine: Proc;
   /** The workers' WebSocket URL. */
   url: string;
@@ -36,9 +37,25 @@ export async function startEngine(
       workersYaml ? `\n${workersYaml}` : " []\n"
     }`,
   );
+  const cleanup = () => Deno.remove(dir, { recursive: true });
   const engine = spawn(["run", "--allow-all", ...denoFlags, "main.ts", "--config", config], env);
-  const url = (await engine.waitFor(/Engine listening on (ws:\/\/\S+)/))[1]!;
-  return { engine, url, dir, cleanup: () => Deno.remove(dir, { recursive: true }) };
+  let url: string;
+  try {
+    url = (await readyOrStopped(engine, (e) => e.waitFor(/Engine listening on (ws:\/\/\S+)/)))[1]!;
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  return {
+    engine,
+    url,
+    dir,
+    cleanup,
+    async [Symbol.asyncDispose]() {
+      await engine.stop();
+      await cleanup();
+    },
+  };
 }
 
 /** YAML for `engine-state` (SQLite in `dir`) and `engine-http` on `httpPort` (0: any). */
@@ -62,6 +79,6 @@ export function natsServerPath(): string {
 export async function startNats(): Promise<{ server: Proc; url: string }> {
   const port = freePort();
   const server = spawnCommand(natsServerPath(), ["-a", "127.0.0.1", "-p", String(port)]);
-  await server.waitFor(/Server is ready/);
+  await readyOrStopped(server, (s) => s.waitFor(/Server is ready/));
   return { server, url: `nats://127.0.0.1:${port}` };
 }
