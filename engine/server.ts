@@ -120,7 +120,13 @@ export function serveEngine(options: ServerOptions): Promise<EngineServer> {
     shutdown: async () => {
       for (const s of sessions) s.close(1001, "engine shutting down");
       for (const s of extra) s.close(1001, "engine shutting down");
-      await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 2000))]);
+      // Sockets that do not finish their closing handshake are not waited for beyond 2 s.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.shutdown(),
+        new Promise((r) => timer = setTimeout(r, 2000)),
+      ]);
+      clearTimeout(timer);
     },
   });
 }
