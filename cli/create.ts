@@ -81,7 +81,7 @@ export async function create(args: string[], io: Io): Promise<number> {
   }
   if (info && !force && !(await isEmptyFolder(root))) {
     io.err(
-      `Error: folder "${root}" is not empty: choose a new or empty folder, or rerun with ` +
+      `Error: Folder "${root}" is not empty: choose a new or empty folder, or rerun with ` +
         `--force to write the template into it (files of the same name are overwritten)`,
     );
     return 1;

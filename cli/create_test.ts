@@ -122,7 +122,7 @@ Deno.test("engine create refuses a folder that is not empty unless --force, and 
     await Deno.writeTextFile(join(dir, "README.md"), "old readme");
     const refused = await run(["create", "-t", "quickstart", "-d", dir]);
     assert.equal(refused.code, 1);
-    assert.match(refused.err, /folder ".*" is not empty: .* rerun with --force/);
+    assert.match(refused.err, /Folder ".*" is not empty: .* rerun with --force/);
     assert.deepEqual(await listFiles(dir), ["README.md", "notes.txt"]);
 
     const forced = await run(["create", "-t", "quickstart", "-d", dir, "--force"]);

@@ -45,7 +45,7 @@ export async function main(args: string[], io: Io = consoleIo): Promise<number> 
   const rest = named ? args.slice(1) : args;
   const command = COMMANDS[name];
   if (!command) {
-    io.err(`Error: unknown command "${name}"\n\n${helpFor("main")}`);
+    io.err(`Error: Unknown command "${name}"\n\n${helpFor("main")}`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {

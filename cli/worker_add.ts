@@ -211,7 +211,7 @@ async function runInstall(
     case "failed":
       show?.done();
       io.err(
-        `Error: the install failed with exit code ${result.code} after ` +
+        `Error: The install failed with exit code ${result.code} after ` +
           `${formatDuration(result.durationMs)}; ${file} is unchanged.\n` +
           `Last lines of ${result.log}:\n${
             result.tail.slice(-15).map((l) => `  │ ${l}`).join("\n")

@@ -68,7 +68,7 @@ Deno.test("engine trigger with bad arguments prints usage and exits 2", async ()
       ["trigger", "--function-id=a::b", "--timeout-ms=soon"],
       /--timeout-ms must be a positive whole number/,
     ],
-    [["frobnicate"], /unknown command "frobnicate"/],
+    [["frobnicate"], /Error: Unknown command "frobnicate"/],
   ];
   for (const [args, message] of cases) {
     const r = await runCli(args);

@@ -140,7 +140,7 @@ Deno.test("engine worker add with a failing install exits 1 with the log's tail 
     assert.match(
       r.stderr,
       new RegExp(
-        `^Error: the install failed with exit code 4 after \\d+\\.\\ds; ${p.file} is unchanged\\.\\n` +
+        `^Error: The install failed with exit code 4 after \\d+\\.\\ds; ${p.file} is unchanged\\.\\n` +
           `Last lines of ${p.dir}/\\.engine/installs/broken\\.log:\\n`,
       ),
     );
