@@ -107,6 +107,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
       limit: options.limit,
     }) as { logs: LogEntry[] };
     for (const e of entries) io.out(formatLogEntry(e));
+    if (options.worker && entries.length === 0) await noteUnknownWorker(client, options, io);
     if (!link) return 0;
     const printed = new Set(entries.map(keyOf));
     for (const e of waiting) if (!printed.has(keyOf(e))) io.out(formatLogEntry(e));
@@ -122,4 +123,22 @@ export async function logs(args: string[], io: Io): Promise<number> {
     await link?.close();
     await client.close();
   }
+}
+
+/** Says so on stderr when the worker a filter names has no entries and is not connected. */
+async function noteUnknownWorker(
+  client: EngineClient,
+  options: { worker?: string; follow: boolean },
+  io: Io,
+): Promise<void> {
+  const { workers } = await client.call("engine::workers::list", {}) as {
+    workers: { name?: unknown }[];
+  };
+  const names = workers.map((w) => w.name).filter((n): n is string => typeof n === "string");
+  if (names.includes(options.worker!)) return;
+  io.err(
+    `No log entries from "${options.worker}", and no worker of that name is connected` +
+      (names.length > 0 ? ` (connected: ${names.sort().join(", ")})` : "") +
+      (options.follow ? ": waiting for its entries" : ""),
+  );
 }

@@ -55,6 +55,15 @@ Deno.test("engine logs prints the engine's log, filtered by level and worker", a
     const none = await runCli(["logs", "--worker", "nobody"], { env });
     assert.equal(none.code, 0);
     assert.equal(none.stdout, "");
+    assert.match(
+      none.stderr,
+      /^No log entries from "nobody", and no worker of that name is connected \(connected: .*engine-logs.*\)\n$/,
+    );
+
+    // A worker that has gone keeps its entries, and is not reported as unknown.
+    const gone = await runCli(["logs", "--worker", "engine-cli"], { env });
+    assert.match(gone.stdout, /disk almost full/);
+    assert.equal(gone.stderr, "");
 
     const limited = await runCli(["logs", "-n", "1"], { env });
     assert.equal(limited.stdout.trim().split("\n").length, 1);
