@@ -14,8 +14,7 @@ import { ErrorCode, toErrorBody } from "./protocol/errors.ts";
 import { checkFunctionId } from "./protocol/ids.ts";
 import { enqueue } from "./enqueue.ts";
 import { memberText } from "./protocol/member_text.ts";
-
-type WithOptional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+import { invokeFrameText, type InvokeText, resultFrameText } from "./protocol/frame_text.ts";
 
 /** How long a provider may take to answer a `registertrigger`. */
 const PROVIDER_ANSWER_MS = 10_000;
@@ -215,14 +214,18 @@ export class WebSocketSession implements Peer {
 
   #result(invocationId: string, functionId: string, o: Outcome): void {
     if (o.ok) {
+      if (o.resultText !== undefined) {
+        return this.#sendText(
+          resultFrameText(invocationId, functionId, o.resultText, o.traceparent),
+        );
+      }
       const frame: OutboundFrame = {
         type: "invocationresult",
         invocation_id: invocationId,
         function_id: functionId,
       };
-      if (o.traceparent) frame.traceparent = o.traceparent;
-      if (o.resultText !== undefined) return this.#sendWith(frame, "result", o.resultText);
       if (o.result !== undefined) frame.result = o.result;
+      if (o.traceparent) frame.traceparent = o.traceparent;
       this.#send(frame);
     } else {
       this.#send({
@@ -259,18 +262,18 @@ export class WebSocketSession implements Peer {
       );
       return;
     }
-    // Without `data` when its text goes on as it came (added last by #sendWith).
-    const frame: WithOptional<OutboundFrame & { type: "invokefunction" }, "data"> = {
+    // A worker's payload goes on as the text it came in; the engine's own are serialized.
+    if (call.dataText !== undefined) return this.#sendText(invokeFrameText(call as InvokeText));
+    const frame: OutboundFrame = {
       type: "invokefunction",
       invocation_id: call.invocationId,
       function_id: call.functionId,
+      data: call.data,
     };
-    if (call.dataText === undefined) frame.data = call.data;
     if (call.metadata !== undefined) frame.metadata = call.metadata;
     if (call.traceparent) frame.traceparent = call.traceparent;
     if (call.baggage) frame.baggage = call.baggage;
-    if (call.dataText !== undefined) return this.#sendWith(frame, "data", call.dataText);
-    this.#send(frame as OutboundFrame);
+    this.#send(frame);
   }
 
   registerTrigger(b: TriggerBinding): Promise<ErrorBody | undefined> {
@@ -330,10 +333,8 @@ export class WebSocketSession implements Peer {
     this.#socket.send(JSON.stringify(frame));
   }
 
-  /** Sends `frame` with the member `key` added as the JSON text `valueText`, last. */
-  #sendWith(frame: object, key: "data" | "result", valueText: string): void {
+  #sendText(text: string): void {
     if (this.#socket.readyState !== WebSocket.OPEN) return;
-    const head = JSON.stringify(frame);
-    this.#socket.send(`${head.slice(0, -1)},"${key}":${valueText}}`);
+    this.#socket.send(text);
   }
 }

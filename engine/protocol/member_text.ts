@@ -101,10 +101,14 @@ function valueEndAt(text: string, i: number): number {
   let depth = 0;
   let j = i;
   for (;;) {
-    PLAIN.lastIndex = j;
-    PLAIN.test(text);
-    j = PLAIN.lastIndex;
-    const d = text.charCodeAt(j);
+    let d = text.charCodeAt(j);
+    if (d !== 34 && d !== 123 && d !== 125 && d !== 91 && d !== 93) {
+      // A run of plain characters (numbers, punctuation): skipped natively.
+      PLAIN.lastIndex = j;
+      PLAIN.test(text);
+      j = PLAIN.lastIndex;
+      d = text.charCodeAt(j);
+    }
     if (d === 34) {
       j = stringEnd(text, j);
       if (j < 0) return -1;
