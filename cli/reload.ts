@@ -3,7 +3,9 @@
  * reload ({@linkcode planReload}), and apply a valid plan to the built-in
  * workers (stop, start, restart in the engine) and the local workers (the
  * supervisor). An invalid edit is logged with its file, line and field and
- * changes nothing: the engine keeps running what it ran.
+ * changes nothing: the engine keeps running what it ran. A built-in worker
+ * whose changed config cannot start (its new port is taken, say) is started
+ * again with its previous config, so a bad edit does not take it down.
  *
  * @module
  */
@@ -94,6 +96,13 @@ export class ConfigReloader {
     const isBuiltin = (e: WorkerEntry) => e.path === undefined && e.name in BUILTIN_WORKERS;
     const stop = [...removed, ...changed.map((c) => c.previous)].filter(isBuiltin);
     const start = [...added, ...changed.map((c) => c.next)].filter(isBuiltin);
+    /** What a restarted built-in worker ran before, to go back to if its new config fails. */
+    const before = new Map<WorkerEntry, WorkerEntry>(
+      changed.filter((c) => isBuiltin(c.previous) && isBuiltin(c.next)).map((c) => [
+        c.next,
+        c.previous,
+      ]),
+    );
     // The global middleware lives in engine-http's config: restart it when it changed.
     const http = plan.config.workers.find((e) => e.name === "engine-http" && isBuiltin(e));
     if (
@@ -102,15 +111,28 @@ export class ConfigReloader {
     ) {
       stop.push(http);
       start.push(http);
+      const was = previous.workers.find((e) => e.name === "engine-http" && isBuiltin(e));
+      if (was) before.set(http, was);
     }
     for (const entry of stop) {
       this.#failures.delete(entry.name);
       await this.#o.engine.stopBuiltin(entry.name);
     }
-    for (const entry of start) await this.#startBuiltin(entry);
+    const kept: WorkerEntry[] = [];
+    for (const entry of start) {
+      if (await this.#startBuiltin(entry, plan.config)) continue;
+      const was = before.get(entry);
+      if (was && await this.#startBuiltin(was, previous)) {
+        kept.push(entry);
+        this.#failures.delete(entry.name);
+        log.warn(
+          `Worker "${entry.name}" runs on with its previous config: its new config could not start`,
+        );
+      }
+    }
     const local = await this.#o.supervisor.reconcile(plan.config.workers);
     const failed = start.filter((e) => this.#failures.has(e.name));
-    const started = start.filter((e) => !failed.includes(e));
+    const started = start.filter((e) => !failed.includes(e) && !kept.includes(e));
     const summary = [
       describe("started", [
         ...started.filter((e) => added.includes(e)).map((e) => e.name),
@@ -124,25 +146,29 @@ export class ConfigReloader {
         ...started.filter((e) => !added.includes(e)).map((e) => e.name),
         ...local.restarted,
       ]),
+      describe("kept on its previous config", kept.map((e) => e.name)),
       describe("could not start", failed.map((e) => e.name)),
     ].filter((s) => s !== "");
     const line = `Config reloaded${summary.length > 0 ? `: ${summary.join("; ")}` : ""}`;
-    if (failed.length > 0) log.warn(line);
+    if (failed.length > 0 || kept.length > 0) log.warn(line);
     else log.info(line);
     return "apply";
   }
 
-  async #startBuiltin(entry: WorkerEntry): Promise<void> {
+  /** Starts `entry` of `config`; a failure is logged and remembered. */
+  async #startBuiltin(entry: WorkerEntry, config: EngineConfig): Promise<boolean> {
     const worker = BUILTIN_WORKERS[entry.name]!;
     try {
-      await this.#o.engine.startBuiltin(worker, this.#o.builtinConfig(this.#config, entry));
+      await this.#o.engine.startBuiltin(worker, this.#o.builtinConfig(config, entry));
       this.#failures.delete(entry.name);
       const info = this.#o.engine.describeBuiltin(entry.name);
       this.#o.log.info(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
+      return true;
     } catch (error) {
       const message = (error as Error).message;
       this.#failures.set(entry.name, { name: entry.name, error: message, at: Date.now() });
       this.#o.log.error(`Worker "${entry.name}" failed to start: ${message}`);
+      return false;
     }
   }
 }

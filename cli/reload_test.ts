@@ -81,17 +81,35 @@ Deno.test("ConfigReloader.reload() applies edits to built-in and local workers, 
       assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
       assert.equal(lastLog(), 'Config reloaded: restarted "engine-state", "engine-http"');
     });
-    await t.step("a built-in worker that cannot start is not reported as started", async () => {
-      using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-      const busy = HTTP.replace("port: 0", `port: ${taken.addr.port}`);
-      const middleware = "rest_api:\n  middleware:\n    - function_id: auth::check\n";
-      assert.equal(await edit(`${BASE}workers:\n${STATE}${busy}${middleware}`), "apply");
-      assert.equal(lastLog(), 'Config reloaded: could not start "engine-http"');
-      assert.equal(engine.logs.query({ worker: "engine" }).at(-1)?.level, "warn");
-      assert.deepEqual(reloader.builtinFailures().map((f) => f.name), ["engine-http"]);
-      assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
-      assert.equal(lastLog(), 'Config reloaded: restarted "engine-http"');
-    });
+    await t.step(
+      "a built-in worker whose new config cannot start runs on with its previous one",
+      async () => {
+        using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+        const busy = HTTP.replace("port: 0", `port: ${taken.addr.port}`);
+        const middleware = "rest_api:\n  middleware:\n    - function_id: auth::check\n";
+        assert.equal(await edit(`${BASE}workers:\n${STATE}${busy}${middleware}`), "apply");
+        const messages = engine.logs.query({ worker: "engine" }).slice(-4).map((e) => e.message);
+        assert.match(
+          messages[0]!,
+          /^Worker "engine-http" failed to start: .*address already in use/,
+        );
+        assert.match(messages[1]!, /^Started worker engine-http /);
+        assert.equal(
+          messages[2],
+          'Worker "engine-http" runs on with its previous config: its new config could not start',
+        );
+        assert.equal(messages[3], 'Config reloaded: kept on its previous config "engine-http"');
+        assert.equal(engine.logs.query({ worker: "engine" }).at(-1)?.level, "warn");
+        assert.deepEqual(reloader.builtinFailures(), []);
+        const port = engine.describeBuiltin("engine-http")?.port as number;
+        assert.notEqual(port, taken.addr.port);
+        const served = await fetch(`http://127.0.0.1:${port}/nothing-here`);
+        assert.equal(served.status, 404, "engine-http still answers");
+        await served.body?.cancel();
+        assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
+        assert.equal(lastLog(), 'Config reloaded: restarted "engine-http"');
+      },
+    );
     await t.step("keys only a restart applies are reported", async () => {
       const text = `${BASE.replace("port: 0", "port: 1")}workers:\n${STATE}${HTTP}`;
       assert.equal(await edit(text), "apply");
