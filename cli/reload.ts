@@ -146,11 +146,11 @@ export class ConfigReloader {
         ...started.filter((e) => !added.includes(e)).map((e) => e.name),
         ...local.restarted,
       ]),
-      describe("kept on its previous config", kept.map((e) => e.name)),
+      describe("kept on its previous config", [...kept.map((e) => e.name), ...local.kept]),
       describe("could not start", failed.map((e) => e.name)),
     ].filter((s) => s !== "");
     const line = `Config reloaded${summary.length > 0 ? `: ${summary.join("; ")}` : ""}`;
-    if (failed.length > 0 || kept.length > 0) log.warn(line);
+    if (failed.length > 0 || kept.length > 0 || local.kept.length > 0) log.warn(line);
     else log.info(line);
     return "apply";
   }

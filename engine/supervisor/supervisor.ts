@@ -2,7 +2,8 @@
  * The engine's local workers: one {@linkcode SupervisedWorker} per config
  * entry with a `path`. `reconcile` makes the running set match a new list of
  * entries (start the added, stop the removed, restart the changed), which is
- * all that live config reload needs.
+ * all that live config reload needs. A changed entry whose new folder or
+ * manifest is not usable leaves its worker running as it was.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { resolve } from "node:path";
 import type { Logger } from "../api.ts";
 import { diffWorkers } from "../config/diff.ts";
 import type { WorkerEntry } from "../config/schema.ts";
+import { loadManifest } from "./manifest.ts";
 import { SupervisedWorker, type SupervisionOptions, type WorkerStatus } from "./process.ts";
 
 export interface SupervisorOptions {
@@ -32,6 +34,8 @@ export interface ReconcileResult {
   started: string[];
   stopped: string[];
   restarted: string[];
+  /** Changed entries not applied (their new folder or manifest is not usable): running as before. */
+  kept: string[];
 }
 
 export class Supervisor {
@@ -56,16 +60,31 @@ export class Supervisor {
   async #reconcile(entries: WorkerEntry[]): Promise<ReconcileResult> {
     const next = entries.filter((entry) => entry.path !== undefined);
     const diff = diffWorkers(this.#entries, next);
-    this.#entries = next;
+    // A running worker is only stopped for a new entry that can start.
+    const kept: WorkerEntry[] = [];
+    const changed: typeof diff.changed = [];
+    for (const c of diff.changed) {
+      const problem = this.#workers.has(c.previous.name) ? await this.#unusable(c.next) : undefined;
+      if (problem === undefined) {
+        changed.push(c);
+        continue;
+      }
+      kept.push(c.previous);
+      this.#options.loggerFor(c.next.name).warn(
+        `Config change of worker "${c.next.name}" not applied, it runs on as before: ${problem}`,
+      );
+    }
+    this.#entries = next.map((e) => kept.find((k) => k.name === e.name) ?? e);
     await Promise.all([
       ...diff.removed.map((entry) => this.#stop(entry.name)),
-      ...diff.changed.map(({ previous }) => this.#stop(previous.name)),
+      ...changed.map(({ previous }) => this.#stop(previous.name)),
     ]);
-    for (const entry of [...diff.added, ...diff.changed.map((c) => c.next)]) this.#start(entry);
+    for (const entry of [...diff.added, ...changed.map((c) => c.next)]) this.#start(entry);
     return {
       started: diff.added.map((e) => e.name),
       stopped: diff.removed.map((e) => e.name),
-      restarted: diff.changed.map((c) => c.next.name),
+      restarted: changed.map((c) => c.next.name),
+      kept: kept.map((e) => e.name),
     };
   }
 
@@ -101,6 +120,16 @@ export class Supervisor {
     const run = this.#queue.then(task, task);
     this.#queue = run.catch(() => {});
     return run;
+  }
+
+  /** Why `entry`'s folder cannot run a worker (no folder, no or a bad manifest), if it cannot. */
+  async #unusable(entry: WorkerEntry): Promise<string | undefined> {
+    try {
+      await loadManifest(resolve(this.#options.baseDir, entry.path!));
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
   }
 
   #start(entry: WorkerEntry): void {

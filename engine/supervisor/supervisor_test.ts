@@ -33,7 +33,7 @@ Deno.test("Supervisor.reconcile() starts added, stops removed and restarts chang
   const builtin: WorkerEntry = { name: "engine-state" };
   try {
     const first = await supervisor.reconcile([a, builtin, b]);
-    assert.deepEqual(first, { started: ["a", "b"], stopped: [], restarted: [] });
+    assert.deepEqual(first, { started: ["a", "b"], stopped: [], restarted: [], kept: [] });
     await eventually(() => running("a") && running("b") && !!output("a") && !!output("b"), "a, b");
     assert.equal(output("a"), "a|ws://127.0.0.1:1234||secret");
     assert.equal(output("b"), 'b|ws://127.0.0.1:1234|{"color":"blue"}|secret');
@@ -46,13 +46,13 @@ Deno.test("Supervisor.reconcile() starts added, stops removed and restarts chang
     const c: WorkerEntry = { name: "c", path: "./workers/c" };
     const changedB = { ...b, config: { color: "red" } };
     const second = await supervisor.reconcile([a, changedB, c]);
-    assert.deepEqual(second, { started: ["c"], stopped: [], restarted: ["b"] });
+    assert.deepEqual(second, { started: ["c"], stopped: [], restarted: ["b"], kept: [] });
     assert.deepEqual(groupPids(pidB), [], "the old b is gone");
     await eventually(() => output("b") === 'b|ws://127.0.0.1:1234|{"color":"red"}|secret', "new b");
     assert.equal(supervisor.get("a")?.pid, pidA, "a left alone");
 
     const third = await supervisor.reconcile([c]);
-    assert.deepEqual(third, { started: [], stopped: ["a", "b"], restarted: [] });
+    assert.deepEqual(third, { started: [], stopped: ["a", "b"], restarted: [], kept: [] });
     assert.deepEqual(groupPids(pidA), []);
     assert.deepEqual(supervisor.list().map((s) => s.name), ["c"]);
     await eventually(() => running("c"), "c");
@@ -61,6 +61,38 @@ Deno.test("Supervisor.reconcile() starts added, stops removed and restarts chang
     await supervisor.stop();
     for (const pid of pids) assert.deepEqual(groupPids(pid), []);
     assert.deepEqual(supervisor.list(), []);
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("Supervisor.reconcile() leaves a worker running when its changed entry cannot start", async () => {
+  const { root, logs, supervisor, running, output } = await setup();
+  const a: WorkerEntry = { name: "a", path: "./workers/a" };
+  try {
+    await supervisor.reconcile([a]);
+    await eventually(() => running("a") && !!output("a"), "a");
+    const pid = supervisor.get("a")!.pid!;
+
+    const moved = await supervisor.reconcile([{ name: "a", path: "./workers/gone" }]);
+    assert.deepEqual(moved, { started: [], stopped: [], restarted: [], kept: ["a"] });
+    assert.equal(supervisor.get("a")?.pid, pid, "the running worker is left alone");
+    assert.equal(supervisor.get("a")?.path, `${root}/workers/a`);
+    assert.equal(
+      logs.query({ worker: "a" }).at(-1)?.message,
+      `Config change of worker "a" not applied, it runs on as before: No folder at "${root}/workers/gone"`,
+    );
+
+    // The same edit again is still a change from what runs; the old entry again is none.
+    assert.deepEqual((await supervisor.reconcile([a])).restarted, []);
+    assert.equal(supervisor.get("a")?.pid, pid);
+
+    // A usable folder is applied.
+    const b: WorkerEntry = { name: "a", path: "./workers/b" };
+    assert.deepEqual((await supervisor.reconcile([b])).restarted, ["a"]);
+    assert.deepEqual(groupPids(pid), []);
+    await eventually(() => running("a") && supervisor.get("a")?.path === `${root}/workers/b`, "a");
+  } finally {
+    await supervisor.stop();
     await Deno.remove(root, { recursive: true });
   }
 });
