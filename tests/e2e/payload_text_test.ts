@@ -5,7 +5,7 @@
  * of it changes on the way.
  */
 import assert from "node:assert/strict";
-import { startEngine } from "../../engine/engine.ts";
+import { withEngine } from "../support/in_process_engine.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 
 /** Text of the frames `w` receives, as they came over the socket. */
@@ -35,6 +35,56 @@ function topLevelCount(text: string, key: string): number {
   return count;
 }
 
+interface Pair {
+  caller: RawWorker;
+  /** Text of the frames the caller and the worker received. */
+  toCaller: string[];
+  toWorker: string[];
+  /** Sends an `invokefunction` of `functionId` with `dataText` as its data; resolves with the result frame. */
+  invoke(functionId: string, dataText: string): Promise<Record<string, unknown>>;
+}
+
+/**
+ * A caller and a worker on one engine; the worker serves `functionId` and
+ * answers each call with the frame text `answer` writes for it.
+ */
+function withPair(
+  functionId: string,
+  answer: (invocationId: string, data: unknown) => string,
+  body: (pair: Pair) => Promise<void>,
+): Promise<void> {
+  return withEngine(async (url) => {
+    const caller = await RawWorker.connect(url);
+    const worker = await RawWorker.connect(url);
+    try {
+      const pair: Pair = {
+        caller,
+        toCaller: rawTexts(caller),
+        toWorker: rawTexts(worker),
+        async invoke(fn, dataText) {
+          const id = crypto.randomUUID();
+          const result = caller.next((f) => f.invocation_id === id, { description: dataText });
+          caller.send(
+            `{"type":"invokefunction","invocation_id":${JSON.stringify(id)},` +
+              `"function_id":${JSON.stringify(fn)},"data":${dataText}}`,
+          );
+          return await result;
+        },
+      };
+      worker.send({ type: "registerfunction", id: functionId });
+      worker.socket.addEventListener("message", (e) => {
+        const f = JSON.parse(String(e.data));
+        if (f.type === "invokefunction") worker.send(answer(f.invocation_id, f.data));
+      });
+      await waitForFunctions(caller, [functionId]);
+      await body(pair);
+    } finally {
+      await caller.close();
+      await worker.close();
+    }
+  });
+}
+
 const TRICKY = 'quote " backslash \\ brace } bracket ] unicode é 😀 \u2028 control \u0001 ';
 
 /** Payloads, each as formatted text. */
@@ -53,126 +103,73 @@ const PAYLOADS: [string, unknown, (v: unknown) => string][] = [
   ["a string at the size boundary", "x".repeat(1000), (v) => ` ${JSON.stringify(v)} `],
 ];
 
-Deno.test("payloads and results arrive as the engine parsed them", async (t) => {
-  const engine = await startEngine({ port: 0, shutdownGraceMs: 0 });
-  const caller = await RawWorker.connect(engine.url);
-  const worker = await RawWorker.connect(engine.url);
-  const toWorker = rawTexts(worker);
-  const toCaller = rawTexts(caller);
-  try {
-    // The worker answers with the payload it got, written as formatted text of its own.
-    worker.send({ type: "registerfunction", id: "text::echo" });
-    worker.socket.addEventListener("message", (e) => {
-      const f = JSON.parse(String(e.data));
-      if (f.type !== "invokefunction") return;
-      worker.send(
-        `{ "type": "invocationresult", "invocation_id": ${JSON.stringify(f.invocation_id)},\n` +
-          `  "function_id": "text::echo", "result": {"echo": ${JSON.stringify(f.data, null, 3)}} }`,
+Deno.test("payloads and results arrive as the engine parsed them", (t) =>
+  // The worker answers with the payload it got, written as formatted text of its own.
+  withPair(
+    "text::echo",
+    (id, data) =>
+      `{ "type": "invocationresult", "invocation_id": ${JSON.stringify(id)},\n` +
+      `  "function_id": "text::echo", "result": {"echo": ${JSON.stringify(data, null, 3)}} }`,
+    async (p) => {
+      for (const [name, payload, write] of PAYLOADS) {
+        await t.step(name, async () => {
+          const r = await p.invoke("text::echo", write(payload));
+          assert.deepEqual(r.result, { echo: payload });
+          assert.equal(r.function_id, "text::echo");
+          const sent = p.toWorker.findLast((s) => s.includes('"invokefunction"'))!;
+          assert.deepEqual(JSON.parse(sent).data, payload);
+          assert.equal(topLevelCount(sent, "data"), 1);
+          assert.equal(topLevelCount(sent, "invocation_id"), 1);
+          assert.notEqual(JSON.parse(sent).invocation_id, r.invocation_id, "the engine's own id");
+          const back = p.toCaller.findLast((s) => s.includes(String(r.invocation_id)))!;
+          assert.equal(topLevelCount(back, "result"), 1);
+          assert.equal(topLevelCount(back, "invocation_id"), 1);
+        });
+      }
+      await t.step(
+        "a repeated top-level key passes on the value the engine took (the last)",
+        async () => {
+          const last = { big: TRICKY.repeat(40) };
+          const r = await p.invoke("text::echo", `{"first":true},"data":${JSON.stringify(last)}`);
+          assert.deepEqual(r.result, { echo: last });
+          const sent = p.toWorker.findLast((s) => s.includes('"invokefunction"'))!;
+          assert.equal(topLevelCount(sent, "data"), 1);
+          assert.deepEqual(JSON.parse(sent).data, last);
+        },
       );
-    });
-    await waitForFunctions(caller, ["text::echo"]);
-    for (const [name, payload, write] of PAYLOADS) {
-      await t.step(name, async () => {
-        const id = crypto.randomUUID();
-        const answer = caller.next((f) => f.invocation_id === id, { description: name });
-        caller.send(
-          `{"type":"invokefunction","invocation_id":${JSON.stringify(id)},` +
-            `"function_id":"text::echo","data":${write(payload)}}`,
-        );
-        const r = await answer;
-        assert.deepEqual(r.result, { echo: payload });
-        assert.equal(r.function_id, "text::echo");
-        const sent = toWorker.findLast((s) => s.includes('"invokefunction"'))!;
-        assert.deepEqual(JSON.parse(sent).data, payload);
-        assert.equal(topLevelCount(sent, "data"), 1);
-        assert.equal(topLevelCount(sent, "invocation_id"), 1);
-        assert.notEqual(JSON.parse(sent).invocation_id, id, "the worker gets the engine's id");
-        const back = toCaller.findLast((s) => s.includes(id))!;
-        assert.equal(topLevelCount(back, "result"), 1);
-        assert.equal(topLevelCount(back, "invocation_id"), 1);
-      });
-    }
+    },
+  ));
 
-    await t.step(
-      "a repeated top-level key passes on the value the engine took (the last)",
-      async () => {
-        const id = crypto.randomUUID();
-        const answer = caller.next((f) => f.invocation_id === id);
-        const last = { big: TRICKY.repeat(40) };
-        caller.send(
-          `{"type":"invokefunction","invocation_id":${JSON.stringify(id)},` +
-            `"function_id":"text::echo","data":{"first":true},"data":${JSON.stringify(last)}}`,
-        );
-        assert.deepEqual((await answer).result, { echo: last });
-        const sent = toWorker.findLast((s) => s.includes('"invokefunction"'))!;
-        assert.equal(topLevelCount(sent, "data"), 1);
-        assert.deepEqual(JSON.parse(sent).data, last);
-      },
-    );
-  } finally {
-    await caller.close();
-    await worker.close();
-    await engine.stop();
-  }
-});
-
-Deno.test("a result repeating its result key reaches the caller as the engine took it", async () => {
-  const engine = await startEngine({ port: 0, shutdownGraceMs: 0 });
-  const caller = await RawWorker.connect(engine.url);
-  const worker = await RawWorker.connect(engine.url);
-  const toCaller = rawTexts(caller);
+Deno.test("a result repeating its result key reaches the caller as the engine took it", () => {
   const big = TRICKY.repeat(40);
-  try {
-    worker.send({ type: "registerfunction", id: "text::twice" });
-    worker.socket.addEventListener("message", (e) => {
-      const f = JSON.parse(String(e.data));
-      if (f.type !== "invokefunction") return;
-      worker.send(
-        `{"type":"invocationresult","invocation_id":${JSON.stringify(f.invocation_id)},` +
-          `"function_id":"text::twice","result":"first","result":${JSON.stringify(big)}}`,
-      );
-    });
-    await waitForFunctions(caller, ["text::twice"]);
-    const r = await caller.call("text::twice", {});
-    assert.equal(r.result, big);
-    const back = toCaller.findLast((s) => s.includes('"invocationresult"'))!;
-    assert.equal(topLevelCount(back, "result"), 1);
-  } finally {
-    await caller.close();
-    await worker.close();
-    await engine.stop();
-  }
+  return withPair(
+    "text::twice",
+    (id) =>
+      `{"type":"invocationresult","invocation_id":${JSON.stringify(id)},` +
+      `"function_id":"text::twice","result":"first","result":${JSON.stringify(big)}}`,
+    async (p) => {
+      const r = await p.invoke("text::twice", "{}");
+      assert.equal(r.result, big);
+      const back = p.toCaller.findLast((s) => s.includes('"invocationresult"'))!;
+      assert.equal(topLevelCount(back, "result"), 1);
+    },
+  );
 });
 
-Deno.test("integers beyond 2^53 reach the worker and come back digit for digit", async () => {
-  const engine = await startEngine({ port: 0, shutdownGraceMs: 0 });
-  const caller = await RawWorker.connect(engine.url);
-  const worker = await RawWorker.connect(engine.url);
-  const toWorker = rawTexts(worker);
-  const toCaller = rawTexts(caller);
+Deno.test("integers beyond 2^53 reach the worker and come back digit for digit", () => {
   const big = "18446744073709551615"; // u64::MAX: a JavaScript number would make it ...552000
-  try {
-    worker.send({ type: "registerfunction", id: "text::ids" });
-    worker.socket.addEventListener("message", (e) => {
-      const f = JSON.parse(String(e.data));
-      if (f.type !== "invokefunction") return;
-      worker.send(
-        `{"type":"invocationresult","invocation_id":${JSON.stringify(f.invocation_id)},` +
-          `"function_id":"text::ids","result":{"next":${big}1}}`,
+  return withPair(
+    "text::ids",
+    (id) =>
+      `{"type":"invocationresult","invocation_id":${JSON.stringify(id)},` +
+      `"function_id":"text::ids","result":{"next":${big}1}}`,
+    async (p) => {
+      await p.invoke("text::ids", `{"id":${big}}`);
+      assert.ok(p.toWorker.some((s) => s.includes(`"data":{"id":${big}}`)), p.toWorker.join("\n"));
+      assert.ok(
+        p.toCaller.some((s) => s.includes(`"result":{"next":${big}1}`)),
+        p.toCaller.join("\n"),
       );
-    });
-    await waitForFunctions(caller, ["text::ids"]);
-    const id = crypto.randomUUID();
-    const answer = caller.next((f) => f.invocation_id === id);
-    caller.send(
-      `{"type":"invokefunction","invocation_id":"${id}","function_id":"text::ids","data":{"id":${big}}}`,
-    );
-    await answer;
-    assert.ok(toWorker.some((s) => s.includes(`"data":{"id":${big}}`)), toWorker.join("\n"));
-    assert.ok(toCaller.some((s) => s.includes(`"result":{"next":${big}1}`)), toCaller.join("\n"));
-  } finally {
-    await caller.close();
-    await worker.close();
-    await engine.stop();
-  }
+    },
+  );
 });

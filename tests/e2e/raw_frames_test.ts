@@ -3,21 +3,10 @@
  */
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
+import { withEngine } from "../support/in_process_engine.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-async function withEngine(
-  fn: (url: string) => Promise<void>,
-  options: Parameters<typeof startEngine>[0] = {},
-) {
-  const engine = await startEngine({ port: 0, shutdownGraceMs: 0, ...options });
-  try {
-    await fn(engine.url);
-  } finally {
-    await engine.stop();
-  }
-}
 
 Deno.test("engine sends workerregistered with a worker id and reattach token on connect", () =>
   withEngine(async (url) => {

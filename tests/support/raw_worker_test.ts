@@ -1,18 +1,6 @@
 import assert from "node:assert/strict";
-import { startEngine } from "../../engine/engine.ts";
+import { withEngine } from "./in_process_engine.ts";
 import { RawWorker } from "./raw_worker.ts";
-
-async function withEngine(
-  fn: (url: string) => Promise<void>,
-  options: Parameters<typeof startEngine>[0] = {},
-) {
-  const engine = await startEngine({ port: 0, shutdownGraceMs: 0, ...options });
-  try {
-    await fn(engine.url);
-  } finally {
-    await engine.stop();
-  }
-}
 
 // The waits' errors name the close, not a time-out (60 s, or call()'s 5 s): they failed at once.
 // (That their timers are cleared is waiters_test.ts's business: the engine's own stop() leaves a
