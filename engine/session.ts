@@ -9,7 +9,7 @@ import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
 import type { CallRequest, Engine, Outcome, WorkerConn } from "./core.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import type { InboundFrame, InvokeFunctionFrame, OutboundFrame } from "./protocol/frames.ts";
-import { parseFrame } from "./protocol/parse.ts";
+import { parseFrame, type RefusedCall } from "./protocol/parse.ts";
 import { ErrorCode, toErrorBody } from "./protocol/errors.ts";
 import { checkFunctionId } from "./protocol/ids.ts";
 import { enqueue } from "./enqueue.ts";
@@ -89,9 +89,24 @@ export class WebSocketSession implements Peer {
     if (!parsed.ok) {
       if (parsed.skip) return;
       this.protocolError({ code: parsed.code, message: parsed.message });
+      if (parsed.call) this.#refusedCall(parsed.call, parsed.code, parsed.message);
       return;
     }
     this.#handle(parsed.frame, text);
+  }
+
+  /** Ends the call a refused frame belongs to with the refusal, instead of leaving it to time out. */
+  #refusedCall(call: RefusedCall, code: string, message: string): void {
+    const fn = call.functionId ?? "";
+    if (call.type === "invokefunction") {
+      return this.#result(call.invocationId, fn, { ok: false, error: { code, message } });
+    }
+    // Only a call this worker was sent is settled (settle checks it).
+    const what = fn === "" ? "The result" : `The result of "${fn}"`;
+    this.#engine.settle(call.invocationId, this.conn.id, {
+      ok: false,
+      error: { code, message: `${what} from worker "${this.conn.name}" was refused: ${message}` },
+    });
   }
 
   #tooLarge(bytes: number): void {

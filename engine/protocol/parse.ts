@@ -11,7 +11,19 @@ import { isInvocationResult, isInvokeFunction } from "./hot_frames.ts";
 
 export type ParseOutcome =
   | { ok: true; frame: InboundFrame }
-  | { ok: false; code: string; message: string; skip?: boolean };
+  | { ok: false; code: string; message: string; skip?: boolean; call?: RefusedCall };
+
+/**
+ * The call a refused `invokefunction` or `invocationresult` frame belongs to,
+ * when its ids can be read: the engine answers it with the error, so neither
+ * the caller of a refused call nor the caller waiting on a refused result runs
+ * into its time-out.
+ */
+export interface RefusedCall {
+  type: "invokefunction" | "invocationresult";
+  invocationId: string;
+  functionId?: string;
+}
 
 /**
  * Nesting deeper than this is refused (what later walks the value, such as
@@ -21,7 +33,7 @@ export type ParseOutcome =
  */
 const MAX_DEPTH = 512;
 
-const TOO_DEEP: ParseOutcome = {
+const TOO_DEEP: ParseOutcome & { ok: false } = {
   ok: false,
   code: ErrorCode.InvalidFrame,
   message: `Frame is nested more than ${MAX_DEPTH} levels deep`,
@@ -43,7 +55,7 @@ export function parseFrame(text: string): ParseOutcome {
       message: `Frame is not valid JSON: ${(e as Error).message}`,
     };
   }
-  if (text.length > MAX_DEPTH && deeperThan(raw, MAX_DEPTH)) return TOO_DEEP;
+  if (text.length > MAX_DEPTH && deeperThan(raw, MAX_DEPTH)) return withCall(TOO_DEEP, raw);
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return { ok: false, code: ErrorCode.InvalidFrame, message: "Frame must be a JSON object" };
   }
@@ -75,13 +87,26 @@ export function parseFrame(text: string): ParseOutcome {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.length > 0 ? issue.path.join(".") : "(frame)";
-    return {
+    return withCall({
       ok: false,
       code: ErrorCode.InvalidFrame,
       message: `Invalid "${type as InboundType}" frame: field "${field}": ${issue.message}`,
-    };
+    }, raw);
   }
   return { ok: true, frame: parsed.data as InboundFrame };
+}
+
+/** `refusal` with the {@link RefusedCall} of `raw`, when it is a call or a result with ids. */
+function withCall(refusal: ParseOutcome & { ok: false }, raw: unknown): ParseOutcome {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return refusal;
+  const { type, invocation_id: id, function_id: fn, action } = raw as Record<string, unknown>;
+  if (type !== "invokefunction" && type !== "invocationresult") return refusal;
+  if (typeof id !== "string" || id === "") return refusal;
+  // A fire-and-forget call has nobody waiting for its answer.
+  if ((action as { type?: unknown } | null)?.type === "void") return refusal;
+  const call: RefusedCall = { type, invocationId: id };
+  if (typeof fn === "string") call.functionId = fn;
+  return { ...refusal, call };
 }
 
 /** Whether `value` nests objects and arrays more than `limit` levels deep. */

@@ -57,3 +57,33 @@ Deno.test("parseFrame() skips empty frames silently", () => {
   assert.equal(out.ok, false);
   assert.equal(!out.ok && out.skip, true);
 });
+
+Deno.test("parseFrame() names the call a refused invokefunction or invocationresult belongs to", () => {
+  const deep = "[".repeat(600) + "]".repeat(600);
+  const cases: [string, unknown][] = [
+    [
+      `{"type":"invokefunction","invocation_id":"i1","function_id":"a::b","data":${deep}}`,
+      { type: "invokefunction", invocationId: "i1", functionId: "a::b" },
+    ],
+    [
+      `{"type":"invocationresult","invocation_id":"i2","function_id":"a::b","result":${deep}}`,
+      { type: "invocationresult", invocationId: "i2", functionId: "a::b" },
+    ],
+    [
+      '{"type":"invokefunction","invocation_id":"i3","function_id":"a::b","action":{"type":"teleport"}}',
+      { type: "invokefunction", invocationId: "i3", functionId: "a::b" },
+    ],
+    // Nobody waits for a void call's answer; without a readable id there is no call to name.
+    [
+      `{"type":"invokefunction","invocation_id":"i4","function_id":"a::b","data":${deep},"action":{"type":"void"}}`,
+      undefined,
+    ],
+    ['{"type":"invokefunction","invocation_id":7,"function_id":"a::b"}', undefined],
+    [`{"type":"registerfunction","id":"a::b","metadata":${deep}}`, undefined],
+  ];
+  for (const [text, call] of cases) {
+    const out = parseFrame(text);
+    assert.equal(out.ok, false, text.slice(0, 60));
+    if (!out.ok) assert.deepEqual(out.call, call, text.slice(0, 60));
+  }
+});

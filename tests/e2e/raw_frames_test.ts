@@ -97,6 +97,43 @@ Deno.test("malformed frames get an error frame and the connection stays usable",
     await a.close();
   }));
 
+Deno.test("a refused call or result ends its call with the refusal instead of a time-out", () =>
+  withEngine(async (url) => {
+    const a = await RawWorker.connect(url);
+    const b = await RawWorker.connect(url);
+    const deep = JSON.parse("[".repeat(600) + "]".repeat(600));
+    // The call itself is refused: the caller gets the refusal under its invocation id.
+    const refused = await a.call("state::get", deep);
+    assert.deepEqual(refused.error, {
+      code: "invalid_frame",
+      message: "Frame is nested more than 512 levels deep",
+    });
+    assert.equal(refused.function_id, "state::get");
+    // The callee's result is refused: the caller's call fails at once, naming the function.
+    b.serve("deep::echo", () => deep);
+    await waitForFunctions(a, ["deep::echo"]);
+    const echoed = await a.call("deep::echo", {});
+    assert.equal(echoed.error.code, "invalid_frame");
+    assert.match(
+      echoed.error.message,
+      /^The result of "deep::echo" from worker "worker-\w+" was refused: Frame is nested more than 512 levels deep$/,
+    );
+    // The worker is told too (the frame may have come already).
+    const told = b.frames.find((f) => f.type === "error") ??
+      await b.next((f) => f.type === "error");
+    assert.equal(told.error.code, "invalid_frame");
+    // A result for a call the worker was never sent settles nothing.
+    b.send({
+      type: "invocationresult",
+      invocation_id: "not-mine",
+      function_id: "x::y",
+      result: deep,
+    });
+    assert.equal((await a.call("engine::health::check", {})).result.status, "ok");
+    await a.close();
+    await b.close();
+  }));
+
 Deno.test("frames from an older peer and frames with unknown fields are accepted", () =>
   withEngine(async (url) => {
     const a = await RawWorker.connect(url);
