@@ -95,7 +95,7 @@ Deno.test("parseConfig() names the file, line and field of each error", async (t
     ],
     [
       "bad middleware phase",
-      "rest_api:\n  middleware:\n    - function_id: auth\n      phase: onRequest\n",
+      "rest_api:\n  middleware:\n    - function_id: auth::check\n      phase: onRequest\n",
       4,
       14,
       "rest_api.middleware[0].phase",

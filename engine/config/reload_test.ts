@@ -53,7 +53,7 @@ Deno.test("planReload() finds what a valid edit changes", async (t) => {
     }],
     [
       "global middleware",
-      `${BEFORE}rest_api:\n  middleware:\n    - function_id: auth\n`,
+      `${BEFORE}rest_api:\n  middleware:\n    - function_id: auth::check\n`,
       { added: [], removed: [], changed: [], keys: ["rest_api"] },
     ],
   ];

@@ -8,6 +8,7 @@
  */
 
 import { z } from "zod";
+import { checkFunctionId } from "../protocol/ids.ts";
 
 /** The engine's WebSocket port when the config file names none. */
 export const DEFAULT_PORT = 49134;
@@ -44,7 +45,10 @@ export const WorkerEntry = z.strictObject({
 
 /** One global HTTP middleware, run before every HTTP handler. */
 export const MiddlewareEntry = z.strictObject({
-  function_id: z.string().min(1),
+  function_id: z.string().min(1).superRefine((id, ctx) => {
+    const problem = checkFunctionId(id);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  }),
   phase: z.literal("preHandler").default("preHandler"),
   /** Lower runs first; equal priorities keep config order. */
   priority: z.number().default(0),

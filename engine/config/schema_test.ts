@@ -32,9 +32,12 @@ Deno.test("EngineConfig checks ports and limits", async (t) => {
     ["zero time-out", { invocation_timeout_ms: 0 }, false],
     [
       "middleware priority",
-      { rest_api: { middleware: [{ function_id: "a", priority: -3 }] } },
+      { rest_api: { middleware: [{ function_id: "auth::check", priority: -3 }] } },
       true,
     ],
+    ["middleware id that is no function id", {
+      rest_api: { middleware: [{ function_id: "auth" }] },
+    }, false],
     ["worker with unknown key", { workers: [{ name: "a", image: "x" }] }, false],
     ["worker with empty path", { workers: [{ name: "a", path: "" }] }, false],
   ];

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { checkFunctionId } from "../../engine/protocol/ids.ts";
 
 /** The methods an `http` trigger can bind, in the order `Allow` lists them. */
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
@@ -49,7 +50,10 @@ const Cors = z.strictObject({
 
 /** One global middleware, run before every route's condition and handler. */
 const Middleware = z.strictObject({
-  function_id: z.string().min(1),
+  function_id: z.string().min(1).superRefine((id, ctx) => {
+    const problem = checkFunctionId(id);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  }),
   phase: z.literal("preHandler").default("preHandler"),
   /** Lower runs first; equal priorities keep config order. */
   priority: z.number().default(0),

@@ -64,13 +64,18 @@ Deno.test("parseHttpConfig() names the field of every mistake", () => {
       /Unsupported HTTP method "FETCH"/,
     ],
     [{ cors: { allowed_origin: [] } }, "cors", /allowed_origin/],
-    [{ middleware: [{ function_id: "a", priorty: 1 }] }, "middleware.0", /priorty/],
+    [{ middleware: [{ function_id: "a::b", priorty: 1 }] }, "middleware.0", /priorty/],
     [
-      { middleware: [{ function_id: "a", phase: "onRequest" }] },
+      { middleware: [{ function_id: "a::b", phase: "onRequest" }] },
       "middleware.0.phase",
       /preHandler/,
     ],
     [{ middleware: [{ priority: 1 }] }, "middleware.0.function_id", /string/],
+    [
+      { middleware: [{ function_id: "auth check" }] },
+      "middleware.0.function_id",
+      /Invalid function id "auth check": a function id is two or more parts/,
+    ],
     [{ trust_proxy: true }, "", /trust_proxy/],
   ];
   for (const [raw, path, message] of cases) {

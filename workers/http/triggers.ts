@@ -7,6 +7,7 @@
  * @module
  */
 import type { TriggerBinding, TriggerTypeProvider } from "../../engine/api.ts";
+import { checkFunctionId } from "../../engine/protocol/ids.ts";
 import { HTTP_METHODS, type HttpMethod, isHttpMethod } from "./config.ts";
 import { buildMatcher, type Matcher } from "./matcher.ts";
 import { parsePattern, type Route, RouteTable, type TableOutcome } from "./routes.ts";
@@ -85,12 +86,7 @@ export function routeOf(binding: TriggerBinding): Route {
     middlewareFunctionIds: functionIds(raw.middleware_function_ids),
   };
   if (raw.condition_function_id !== undefined) {
-    if (typeof raw.condition_function_id !== "string" || raw.condition_function_id === "") {
-      fail(
-        `condition_function_id must be a function id, got ${describe(raw.condition_function_id)}`,
-      );
-    }
-    route.conditionFunctionId = raw.condition_function_id;
+    route.conditionFunctionId = functionId("condition_function_id", raw.condition_function_id);
   }
   if (binding.metadata !== undefined) route.metadata = binding.metadata;
   return route;
@@ -111,12 +107,17 @@ function functionIds(value: unknown): string[] {
   if (!Array.isArray(value)) {
     fail(`middleware_function_ids must be a list of function ids, got ${describe(value)}`);
   }
-  value.forEach((id, index) => {
-    if (typeof id !== "string" || id === "") {
-      fail(`middleware_function_ids[${index}] must be a function id, got ${describe(id)}`);
-    }
-  });
-  return value as string[];
+  return value.map((id, index) => functionId(`middleware_function_ids[${index}]`, id));
+}
+
+/** A function id (`a::b`): one that can never be registered would answer 503 forever. */
+function functionId(field: string, value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    fail(`${field} must be a function id, got ${describe(value)}`);
+  }
+  const problem = checkFunctionId(value);
+  if (problem !== undefined) fail(`${field}: ${problem}`);
+  return value;
 }
 
 function fail(reason: string): never {
