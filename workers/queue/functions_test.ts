@@ -240,10 +240,22 @@ Deno.test("dead letters can be listed, redriven and discarded; unknown ones are 
         "engine::queue::discard",
         { queue: "jobs" },
         "INVALID_ARGUMENT",
-        /^Invalid input for engine::queue::discard: "id": /,
+        /^Invalid input for engine::queue::discard: "id" is missing: expected a string$/,
       ],
       ["engine::queue::dead_letters", { queue: "jobs", limit: 0 }, "INVALID_ARGUMENT", /"limit"/],
       ["engine::queue::dead_letters", [], "INVALID_ARGUMENT", /the payload/],
+      [
+        "engine::queue::enqueue",
+        { queue: "jobs", data: 1 },
+        "INVALID_ARGUMENT",
+        /^Invalid input for engine::queue::enqueue: "function_id" is missing: expected a string$/,
+      ],
+      [
+        "engine::queue::dead_letters",
+        { queue: 5 },
+        "INVALID_ARGUMENT",
+        /^Invalid input for engine::queue::dead_letters: "queue": Invalid input: expected string, received number$/,
+      ],
     ];
     for (const [fn, payload, code, message] of errors) {
       const answer = await worker.call(fn, payload);

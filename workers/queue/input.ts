@@ -50,9 +50,12 @@ export function readInput<S extends z.ZodType>(
   schema: S,
   payload: unknown,
 ): z.infer<S> {
-  const parsed = schema.safeParse(payload ?? {});
+  const parsed = schema.safeParse(payload ?? {}, { reportInput: true });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "the payload";
+  if (issue.code === "invalid_type" && issue.input === undefined && issue.path.length > 0) {
+    throw invalidInput(fn, `${field} is missing: expected a ${issue.expected}`);
+  }
   throw invalidInput(fn, `${field}: ${issue.message}`);
 }
