@@ -123,12 +123,30 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
 
   api.onError((e, c) => {
     if (e instanceof LinkError) {
-      const status = e.code === "function_not_found" ? 404 : 502;
-      return c.json({ error: { code: e.code, message: e.message } }, status);
+      return c.json({ error: { code: e.code, message: e.message } }, statusOf(e.code));
     }
     return c.json({ error: { code: "console_error", message: (e as Error).message } }, 500);
   });
   return api;
+}
+
+/**
+ * The status of a failed engine call: the caller's mistake (a bad filter, a
+ * value too large) is a 4xx like any other bad request; only a failure of the
+ * engine or a worker behind it is 502.
+ */
+function statusOf(code: string): 400 | 404 | 413 | 502 {
+  switch (code) {
+    case "function_not_found":
+      return 404;
+    case "INVALID_ARGUMENT":
+    case "INVALID_OP":
+      return 400;
+    case "VALUE_TOO_LARGE":
+      return 413;
+    default:
+      return 502;
+  }
 }
 
 function elapsed(start: number): number {

@@ -131,6 +131,14 @@ Deno.test("state routes set, list and delete values through state::*", async () 
     const bad = await h.app.request("/api/state/orders/o-2", { method: "PUT", body: "{}" });
     assert.equal(bad.status, 400);
     await bad.body?.cancel();
+    // A refusal of the state worker is the caller's mistake, not a bad gateway.
+    const huge = await h.app.request("/api/state/orders/o-2", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "x".repeat(1_100_000) }),
+    });
+    assert.equal(huge.status, 413);
+    assert.equal((await huge.json()).error.code, "VALUE_TOO_LARGE");
   } finally {
     await h.stop();
   }
@@ -195,6 +203,9 @@ Deno.test("/api/logs filters, and shows secrets redacted", async () => {
     });
     const byTrace = await (await h.app.request("/api/logs?trace_id=t1")).json();
     assert.equal(byTrace.logs.length, 1);
+    const bogus = await h.app.request("/api/logs?level=loud");
+    assert.equal(bogus.status, 400);
+    assert.match((await bogus.json()).error.message, /engine::logs::list: field "level"/);
   } finally {
     await h.stop();
   }
