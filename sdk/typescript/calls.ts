@@ -52,6 +52,8 @@ interface Pending {
   /** Milliseconds since the epoch. */
   deadline: number;
   timeoutMs: number;
+  /** Whether the call went out on a connection (else it is still queued). */
+  sent: boolean;
 }
 
 /** The longest delay `setTimeout` takes; a later deadline re-arms when it fires. */
@@ -92,12 +94,16 @@ export class PendingCalls {
   #timer: Timer | undefined;
   #timerAt = Infinity;
 
-  /** Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`. */
+  /**
+   * Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`.
+   * Call {@linkcode PendingCalls.markSent} once the call is on the wire.
+   */
   wait(invocationId: string, function_id: string, timeoutMs: number): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const deadline = Date.now() + timeoutMs;
       if (this.#pending.size === 0 && this.#timer !== undefined) setRef(this.#timer, true);
-      this.#pending.set(invocationId, { function_id, resolve, reject, deadline, timeoutMs });
+      const pending = { function_id, resolve, reject, deadline, timeoutMs, sent: false };
+      this.#pending.set(invocationId, pending);
       if (deadline < this.#timerAt) this.#arm(deadline);
     });
   }
@@ -105,6 +111,26 @@ export class PendingCalls {
   /** Whether the call is still waiting (it has neither settled nor timed out). */
   has(invocationId: string): boolean {
     return this.#pending.has(invocationId);
+  }
+
+  /** Notes that the call went out on the current connection. */
+  markSent(invocationId: string): void {
+    const pending = this.#pending.get(invocationId);
+    if (pending) pending.sent = true;
+  }
+
+  /**
+   * Rejects the calls that went out on a connection that has closed: no
+   * result can reach them any more (the engine drops the answer to a gone
+   * connection). Calls still queued for the next connection keep waiting.
+   */
+  rejectSent(code: string, message: (function_id: string) => string): void {
+    for (const [id, p] of this.#pending) {
+      if (!p.sent) continue;
+      this.#pending.delete(id);
+      p.reject(new EngineError(code, message(p.function_id), { function_id: p.function_id }));
+    }
+    if (this.#pending.size === 0 && this.#timer !== undefined) setRef(this.#timer, false);
   }
 
   /** Settles the call an `invocationresult` answers; unknown ids are ignored. */
@@ -151,8 +177,11 @@ export class PendingCalls {
         continue;
       }
       this.#pending.delete(id);
+      // A call that never left the queue timed out because there was no connection, not because
+      // the function was slow: say so.
+      const why = p.sent ? "" : ": not connected to the engine, so the call was never sent";
       p.reject(
-        new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms`, {
+        new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms${why}`, {
           function_id: p.function_id,
         }),
       );

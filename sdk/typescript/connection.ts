@@ -66,6 +66,8 @@ export interface ConnectionSettings {
 export interface ConnectionEvents {
   open(): void;
   message(text: string): void;
+  /** An open connection closed (also at `stop()`); a reconnect follows unless stopped. */
+  close(code: number, reason: string): void;
 }
 
 const utf8 = new TextDecoder();
@@ -154,8 +156,11 @@ export class Connection {
       if (this.#ws === ws) this.#ws = undefined;
       this.#stopHeartbeat();
       if (opened && !this.#stopped) {
-        console.warn(`[engine-sdk] Disconnected from ${s.url} (code ${event.code})`);
+        // The engine says why in the reason (a frame over its size limit, say): pass it on.
+        const why = event.reason ? `: ${event.reason}` : "";
+        console.warn(`[engine-sdk] Disconnected from ${s.url} (code ${event.code}${why})`);
       }
+      if (opened) this.#events.close(event.code, event.reason);
       if (!this.#stopped) this.#scheduleReconnect();
     };
   }

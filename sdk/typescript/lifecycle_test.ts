@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Logger, registerWorker } from "./mod.ts";
+import { type EngineError, Logger, registerWorker } from "./mod.ts";
 import { ScriptedEngine } from "./_testing/engine_peer.ts";
 import { startRawServer } from "./_testing/raw_server.ts";
 import { FAST } from "./_testing/with_worker.ts";
@@ -54,6 +54,51 @@ Deno.test("after the engine drops the connection the worker reattaches and repla
     assert.equal(await queued, "ok");
     await worker.ready();
     assert.equal(worker.workerId, "w-2");
+  } finally {
+    await worker.shutdown();
+    await engine.close();
+  }
+});
+
+Deno.test("a call sent on a connection that closes fails at once with invocation_stopped", async () => {
+  const engine = new ScriptedEngine();
+  const worker = registerWorker(engine.url, FAST);
+  try {
+    await worker.ready();
+    const first = await engine.connection(0);
+    const lost = worker.trigger({ function_id: "slow::op", payload: {}, timeoutMs: 60_000 });
+    await first.waitType("invokefunction", "slow::op");
+    first.close(1011, "engine restarting");
+    await assert.rejects(lost, (err: EngineError) => {
+      assert.equal(err.code, "invocation_stopped");
+      assert.equal(err.function_id, "slow::op");
+      assert.equal(
+        err.message,
+        `Invocation stopped: the connection to the engine at ${engine.url} closed (code 1011: engine restarting) before "slow::op" answered; it may have run`,
+      );
+      return true;
+    });
+    // A call made while disconnected is queued, not failed, and answered on the next connection.
+    const queued = worker.trigger({ function_id: "later::op", payload: {}, timeoutMs: 60_000 });
+    const second = await engine.connection(1);
+    const call = await second.waitType("invokefunction", "later::op");
+    second.send({ type: "invocationresult", invocation_id: call.invocation_id, result: "ok" });
+    assert.equal(await queued, "ok");
+  } finally {
+    await worker.shutdown();
+    await engine.close();
+  }
+});
+
+Deno.test("a call that times out before any connection opens says it was never sent", async () => {
+  const engine = new ScriptedEngine({ refuse: () => new Response("no", { status: 503 }) });
+  const worker = registerWorker(engine.url, FAST);
+  try {
+    await assert.rejects(worker.trigger({ function_id: "a::b", payload: {}, timeoutMs: 50 }), {
+      code: "TIMEOUT",
+      message:
+        "invocation timed out after 50ms: not connected to the engine, so the call was never sent",
+    });
   } finally {
     await worker.shutdown();
     await engine.close();

@@ -127,6 +127,7 @@ export class Worker {
     }, {
       open: () => this.#onOpen(),
       message: (text) => this.#onMessage(text),
+      close: (code, reason) => this.#onClose(code, reason),
     });
   }
 
@@ -397,6 +398,7 @@ export class Worker {
       // A call that timed out while waiting here is not sent.
       if (item.invocationId && !this.#calls.has(item.invocationId)) continue;
       this.#conn.send(item.text);
+      if (item.invocationId) this.#calls.markSent(item.invocationId);
     }
     this.#send({
       type: "invokefunction",
@@ -405,6 +407,20 @@ export class Worker {
       action: { type: "void" },
     });
     for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
+  }
+
+  /**
+   * Calls sent on the connection that closed can get no result (the engine
+   * drops answers to a gone connection): they fail now with
+   * `invocation_stopped` instead of running into their time-out.
+   */
+  #onClose(code: number, reason: string): void {
+    const why = reason ? `${code}: ${reason}` : `${code}`;
+    this.#calls.rejectSent(
+      "invocation_stopped",
+      (id) =>
+        `Invocation stopped: the connection to the engine at ${this.url} closed (code ${why}) before "${id}" answered; it may have run`,
+    );
   }
 
   #onMessage(text: string): void {
@@ -483,7 +499,11 @@ export class Worker {
 
   /** Sends a `trigger()` call if connected, else queues it for the next connection (not after shutdown). */
   #sendOrQueue(text: string, invocationId?: string): void {
-    if (this.#conn.send(text) || this.#shutdown) return;
+    if (this.#conn.send(text)) {
+      if (invocationId) this.#calls.markSent(invocationId);
+      return;
+    }
+    if (this.#shutdown) return;
     this.#outbox.push({ text, invocationId });
   }
 }

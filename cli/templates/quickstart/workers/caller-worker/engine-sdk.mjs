@@ -924,8 +924,10 @@ var Connection = class {
       if (this.#ws === ws) this.#ws = void 0;
       this.#stopHeartbeat();
       if (opened && !this.#stopped) {
-        console.warn(`[engine-sdk] Disconnected from ${s.url} (code ${event.code})`);
+        const why = event.reason ? `: ${event.reason}` : "";
+        console.warn(`[engine-sdk] Disconnected from ${s.url} (code ${event.code}${why})`);
       }
+      if (opened) this.#events.close(event.code, event.reason);
       if (!this.#stopped) this.#scheduleReconnect();
     };
   }
@@ -1158,24 +1160,49 @@ var PendingCalls = class {
   #pending = /* @__PURE__ */ new Map();
   #timer;
   #timerAt = Infinity;
-  /** Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`. */
+  /**
+   * Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`.
+   * Call {@linkcode PendingCalls.markSent} once the call is on the wire.
+   */
   wait(invocationId, function_id, timeoutMs) {
     return new Promise((resolve, reject) => {
       const deadline = Date.now() + timeoutMs;
       if (this.#pending.size === 0 && this.#timer !== void 0) setRef(this.#timer, true);
-      this.#pending.set(invocationId, {
+      const pending = {
         function_id,
         resolve,
         reject,
         deadline,
-        timeoutMs
-      });
+        timeoutMs,
+        sent: false
+      };
+      this.#pending.set(invocationId, pending);
       if (deadline < this.#timerAt) this.#arm(deadline);
     });
   }
   /** Whether the call is still waiting (it has neither settled nor timed out). */
   has(invocationId) {
     return this.#pending.has(invocationId);
+  }
+  /** Notes that the call went out on the current connection. */
+  markSent(invocationId) {
+    const pending = this.#pending.get(invocationId);
+    if (pending) pending.sent = true;
+  }
+  /**
+   * Rejects the calls that went out on a connection that has closed: no
+   * result can reach them any more (the engine drops the answer to a gone
+   * connection). Calls still queued for the next connection keep waiting.
+   */
+  rejectSent(code, message) {
+    for (const [id, p] of this.#pending) {
+      if (!p.sent) continue;
+      this.#pending.delete(id);
+      p.reject(new EngineError(code, message(p.function_id), {
+        function_id: p.function_id
+      }));
+    }
+    if (this.#pending.size === 0 && this.#timer !== void 0) setRef(this.#timer, false);
   }
   /** Settles the call an `invocationresult` answers; unknown ids are ignored. */
   settle(msg) {
@@ -1219,7 +1246,8 @@ var PendingCalls = class {
         continue;
       }
       this.#pending.delete(id);
-      p.reject(new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms`, {
+      const why = p.sent ? "" : ": not connected to the engine, so the call was never sent";
+      p.reject(new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms${why}`, {
         function_id: p.function_id
       }));
     }
@@ -1516,7 +1544,8 @@ var Worker = class {
       tls: options.tls
     }, {
       open: () => this.#onOpen(),
-      message: (text) => this.#onMessage(text)
+      message: (text) => this.#onMessage(text),
+      close: (code, reason) => this.#onClose(code, reason)
     });
   }
   /** Starts connecting (done by {@linkcode registerWorker}). */
@@ -1780,6 +1809,7 @@ var Worker = class {
     for (const item of this.#outbox.take()) {
       if (item.invocationId && !this.#calls.has(item.invocationId)) continue;
       this.#conn.send(item.text);
+      if (item.invocationId) this.#calls.markSent(item.invocationId);
     }
     this.#send({
       type: "invokefunction",
@@ -1790,6 +1820,15 @@ var Worker = class {
       }
     });
     for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
+  }
+  /**
+   * Calls sent on the connection that closed can get no result (the engine
+   * drops answers to a gone connection): they fail now with
+   * `invocation_stopped` instead of running into their time-out.
+   */
+  #onClose(code, reason) {
+    const why = reason ? `${code}: ${reason}` : `${code}`;
+    this.#calls.rejectSent("invocation_stopped", (id) => `Invocation stopped: the connection to the engine at ${this.url} closed (code ${why}) before "${id}" answered; it may have run`);
   }
   #onMessage(text) {
     let msg;
@@ -1863,7 +1902,11 @@ var Worker = class {
   }
   /** Sends a `trigger()` call if connected, else queues it for the next connection (not after shutdown). */
   #sendOrQueue(text, invocationId) {
-    if (this.#conn.send(text) || this.#shutdown) return;
+    if (this.#conn.send(text)) {
+      if (invocationId) this.#calls.markSent(invocationId);
+      return;
+    }
+    if (this.#shutdown) return;
     this.#outbox.push({
       text,
       invocationId
