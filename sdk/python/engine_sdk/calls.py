@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .errors import EngineError, error_from_body
 
@@ -18,6 +18,8 @@ class _Pending:
     function_id: str
     future: asyncio.Future[Any]
     timer: asyncio.TimerHandle
+    sent: bool = False
+    """Whether the call went out on a connection (else it is still queued)."""
 
 
 class PendingCalls:
@@ -41,6 +43,30 @@ class PendingCalls:
     def is_waiting(self, invocation_id: str) -> bool:
         """Whether the call is still waiting for its result."""
         return invocation_id in self._calls
+
+    def mark_sent(self, invocation_id: str) -> bool:
+        """Notes that the call goes out on the current connection; False if it no longer waits."""
+        pending = self._calls.get(invocation_id)
+        if pending is None:
+            return False
+        pending.sent = True
+        return True
+
+    def fail_sent(self, code: str, message: Callable[[str], str]) -> None:
+        """Fails the calls that went out on a connection that has closed.
+
+        No result can reach them any more (the engine drops the answer to a gone
+        connection). Calls still queued for the next connection keep waiting.
+        """
+        for invocation_id, pending in list(self._calls.items()):
+            if not pending.sent:
+                continue
+            del self._calls[invocation_id]
+            pending.timer.cancel()
+            if not pending.future.done():
+                pending.future.set_exception(
+                    EngineError(code, message(pending.function_id), function_id=pending.function_id)
+                )
 
     def settle(self, frame: dict[str, Any]) -> bool:
         """Settles the call an ``invocationresult`` answers; False for an unknown id."""
@@ -71,10 +97,13 @@ class PendingCalls:
     def _expire(self, invocation_id: str, timeout_ms: float) -> None:
         pending = self._calls.pop(invocation_id, None)
         if pending is not None and not pending.future.done():
+            # A call that never left the queue timed out for want of a connection,
+            # not because the function was slow: say so.
+            why = "" if pending.sent else ": not connected to the engine, so the call was never sent"
             pending.future.set_exception(
                 EngineError(
                     "TIMEOUT",
-                    f"invocation timed out after {timeout_ms:g}ms",
+                    f"invocation timed out after {timeout_ms:g}ms{why}",
                     function_id=pending.function_id,
                 )
             )

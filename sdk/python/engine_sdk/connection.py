@@ -25,7 +25,8 @@ class Connection:
 
     ``on_open`` runs synchronously right after each successful upgrade, so
     whatever it sends goes out before anything else. ``on_message`` gets each
-    inbound message decoded as JSON.
+    inbound message decoded as JSON. ``on_close`` gets the close code and reason
+    of each connection that had opened, once it is gone.
     """
 
     def __init__(
@@ -35,8 +36,10 @@ class Connection:
         options: InitOptions,
         on_open: Callable[[], None],
         on_message: Callable[[Any], None],
+        on_close: Callable[[int, str], None] | None = None,
     ) -> None:
         self._url = url
+        self._on_close = on_close
         self._headers = headers
         self._options = options
         self._on_open = on_open
@@ -162,6 +165,7 @@ class Connection:
             log.info('Connected to "%s"', self._url)
         self._last_error = ""
         keepalive = asyncio.get_running_loop().create_task(self._keepalive(ws))
+        code, reason = 1006, ""
         try:
             try:
                 self._on_open()
@@ -171,8 +175,11 @@ class Connection:
                 message = await ws.recv()
                 self._dispatch(message)
         except ConnectionClosed as closed:
+            code, reason = closed.code, closed.reason
             if not self._stopping:
-                log.debug("Connection closed: code %d", closed.code)
+                # The engine says why in the reason (a frame over its size limit, say): pass it on.
+                why = f"{code}: {reason}" if reason else str(code)
+                log.warning('Disconnected from "%s" (code %s)', self._url, why)
         except Exception:  # noqa: BLE001 - drop this socket and reconnect rather than stop for good
             log.exception('Unexpected error on the connection to "%s"', self._url)
         finally:
@@ -180,6 +187,11 @@ class Connection:
             self._ws = None
             if ws.open:
                 ws.abort()
+            if self._on_close is not None:
+                try:
+                    self._on_close(code, reason)
+                except Exception:  # noqa: BLE001 - a bug there must not kill the connection loop
+                    log.exception("Error while failing the calls of a closed connection")
 
     def _dispatch(self, message: str | bytes) -> None:
         try:

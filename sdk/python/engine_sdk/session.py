@@ -42,7 +42,10 @@ class Session:
         self.worker_id: str | None = None
         self.reattach_token: str | None = None
         self._replayed: set[tuple[str, str]] = set()
-        self.conn = Connection(url, upgrade_headers(options), options, self._on_open, self._on_message)
+        self._url = url
+        self.conn = Connection(
+            url, upgrade_headers(options), options, self._on_open, self._on_message, on_close=self._on_close
+        )
 
     def start(self) -> None:
         """Starts connecting."""
@@ -93,7 +96,9 @@ class Session:
         invocation_id, future = self._calls.open(function_id, timeout_ms)
         frame = frames.invoke(invocation_id, function_id, payload, action, metadata, scope)
         try:
-            _send_call(self.conn, frame, lambda: self._calls.is_waiting(invocation_id))
+            # Sent now, or at the flush of the next open if the call still waits then.
+            if _send_call(self.conn, frame, lambda: self._calls.mark_sent(invocation_id)):
+                self._calls.mark_sent(invocation_id)
         except ValueError:
             self._calls.settle({"invocation_id": invocation_id})
             raise
@@ -113,6 +118,18 @@ class Session:
             self._replayed.add(("registertrigger", trigger["id"]))
         self.conn.flush_queue()
         self.conn.send(frames.invoke(None, "engine::workers::register", self._metadata, frames.VOID, None, None))
+
+    def _on_close(self, code: int, reason: str) -> None:
+        # Calls sent on the closed connection can get no result: fail them now
+        # rather than at their time-out.
+        why = f"{code}: {reason}" if reason else str(code)
+        self._calls.fail_sent(
+            "invocation_stopped",
+            lambda function_id: (
+                f'Invocation stopped: the connection to the engine at {self._url} closed (code {why}) '
+                f'before "{function_id}" answered; it may have run'
+            ),
+        )
 
     async def close(self) -> None:
         """Fails outstanding calls, stops running handlers and closes the socket."""
@@ -198,9 +215,9 @@ class Session:
             self.send_queued(result_frame(invocation_id, function_id, scope, error=body))
 
 
-def _send_call(conn: Connection, frame: dict[str, Any], wanted: Any) -> None:
+def _send_call(conn: Connection, frame: dict[str, Any], wanted: Any) -> bool:
     try:
-        conn.send(frame, queue=True, wanted=wanted)
+        return conn.send(frame, queue=True, wanted=wanted)
     except (TypeError, ValueError) as err:
         raise ValueError(
             f'Cannot call "{frame["function_id"]}": the payload is not JSON-serializable: {err}'

@@ -6,6 +6,8 @@ from __future__ import annotations
 import unittest
 import support
 
+from engine_sdk import EngineError
+
 
 class ReconnectTest(support.WorkerTestCase):
     def test_reconnect_reattaches_then_replays_registrations_queue_and_metadata(self) -> None:
@@ -42,6 +44,36 @@ class ReconnectTest(support.WorkerTestCase):
                      "function_id": "while::down", "result": "after reconnect"})
         self.assertEqual(call.result(5), "after reconnect")
         self.assertEqual(worker.worker_id, second.worker_id)
+
+    def test_a_call_sent_on_a_connection_that_closes_fails_at_once_with_invocation_stopped(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        first = engine.wait_connection(1)
+        support.skip_open_burst(first)
+        lost = support.in_thread(
+            lambda: worker.trigger({"function_id": "slow::op", "payload": {}, "timeout_ms": 60000})
+        )
+        self.assertEqual(first.next_frame()["function_id"], "slow::op")
+        first.run(lambda conn: conn.send_close(1011, "engine restarting"))
+        with self.assertRaises(EngineError) as caught:
+            lost.result(5)
+        self.assertEqual(caught.exception.code, "invocation_stopped")
+        self.assertEqual(caught.exception.function_id, "slow::op")
+        self.assertEqual(
+            caught.exception.message,
+            f"Invocation stopped: the connection to the engine at {engine.url} closed "
+            '(code 1011: engine restarting) before "slow::op" answered; it may have run',
+        )
+
+    def test_a_call_that_times_out_before_any_connection_says_it_was_never_sent(self) -> None:
+        engine = self.start_engine(refuse_status=503)
+        worker = self.start_worker(engine.url)
+        with self.assertRaises(EngineError) as caught:
+            worker.trigger({"function_id": "a::b", "payload": {}, "timeout_ms": 50})
+        self.assertEqual(
+            (caught.exception.code, caught.exception.message),
+            ("TIMEOUT", "invocation timed out after 50ms: not connected to the engine, so the call was never sent"),
+        )
 
     def test_queued_calls_that_timed_out_are_not_sent(self) -> None:
         engine = self.start_engine(refuse_status=503)
