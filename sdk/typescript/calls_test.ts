@@ -20,6 +20,9 @@ Deno.test("an inbound invokefunction is answered with an invocationresult", asyn
     worker.registerFunction("demo::string", () => {
       throw "just a string";
     });
+    worker.registerFunction("demo::thrown", (value) => {
+      throw value;
+    });
     await conn.waitFor((f) => f.type === "registerfunction" && f.id === "demo::string");
 
     await t.step("result, with metadata, context and the traceparent echoed", async () => {
@@ -58,6 +61,18 @@ Deno.test("an inbound invokefunction is answered with an invocationresult", asyn
     await t.step("a thrown non-Error gives its string and no stack", async () => {
       const { error } = await conn.invoke("demo::string", {});
       assert.deepEqual(error, { code: "invocation_failed", message: "just a string" });
+    });
+    await t.step("a thrown plain object keeps its code and is shown as JSON", async () => {
+      const cases: [unknown, Json][] = [
+        [{ code: "bad_input" }, { code: "bad_input", message: '{"code":"bad_input"}' }],
+        [{ code: "bad_input", message: "no sku" }, { code: "bad_input", message: "no sku" }],
+        [{ reason: "x" }, { code: "invocation_failed", message: '{"reason":"x"}' }],
+        [null, { code: "invocation_failed", message: "null" }],
+      ];
+      for (const [thrown, expected] of cases) {
+        const { error } = await conn.invoke("demo::thrown", thrown);
+        assert.deepEqual(error, expected, JSON.stringify(thrown));
+      }
     });
     await t.step("an unknown function gives function_not_found", async () => {
       const { error } = await conn.invoke("does::not::exist", {});

@@ -98,8 +98,9 @@ export function isErrorBody(value: unknown): value is ErrorBody {
 
 /**
  * The `ErrorBody` a handler's thrown value is reported as: its own string
- * `code` when it has one, else `invocation_failed`; the message; and the
- * stack for `Error` objects.
+ * `code` when it has one (an `Error` or a plain object), else
+ * `invocation_failed`; the message (a plain object without one as JSON); and
+ * the stack for `Error` objects.
  */
 export function toErrorBody(thrown: unknown): ErrorBody {
   if (thrown instanceof Error) {
@@ -115,5 +116,21 @@ export function toErrorBody(thrown: unknown): ErrorBody {
     const { code, message, stacktrace } = thrown;
     return typeof stacktrace === "string" ? { code, message, stacktrace } : { code, message };
   }
+  if (typeof thrown === "object" && thrown !== null) {
+    // A plain object: its own code if it has one, and JSON rather than "[object Object]".
+    const { code, message } = thrown as { code?: unknown; message?: unknown };
+    return {
+      code: typeof code === "string" && code !== "" ? code : "invocation_failed",
+      message: typeof message === "string" ? message : describe(thrown),
+    };
+  }
   return { code: "invocation_failed", message: String(thrown) };
+}
+
+function describe(value: object): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value); // a cycle or a BigInt
+  }
 }

@@ -1119,10 +1119,24 @@ function toErrorBody(thrown) {
       message
     };
   }
+  if (typeof thrown === "object" && thrown !== null) {
+    const { code, message } = thrown;
+    return {
+      code: typeof code === "string" && code !== "" ? code : "invocation_failed",
+      message: typeof message === "string" ? message : describe(thrown)
+    };
+  }
   return {
     code: "invocation_failed",
     message: String(thrown)
   };
+}
+function describe(value) {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 // sdk/typescript/calls.ts
