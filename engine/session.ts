@@ -9,7 +9,7 @@ import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
 import type { CallRequest, Engine, Outcome, WorkerConn } from "./core.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import type { InboundFrame, InvokeFunctionFrame, OutboundFrame } from "./protocol/frames.ts";
-import { parseFrame, type RefusedCall } from "./protocol/parse.ts";
+import { callOfText, parseFrame, type RefusedCall } from "./protocol/parse.ts";
 import { ErrorCode, toErrorBody } from "./protocol/errors.ts";
 import { checkFunctionId } from "./protocol/ids.ts";
 import { enqueue } from "./enqueue.ts";
@@ -78,7 +78,7 @@ export class WebSocketSession implements Peer {
       const bytes = text.length > limit || text.length * 3 <= limit
         ? text.length
         : this.#encoder.encode(text).length;
-      if (bytes > limit) return this.#tooLarge(bytes);
+      if (bytes > limit) return this.#tooLarge(bytes, text);
     } else if (data instanceof ArrayBuffer || data instanceof Uint8Array) {
       const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
       if (bytes.length > limit) return this.#tooLarge(bytes.length);
@@ -109,11 +109,18 @@ export class WebSocketSession implements Peer {
     });
   }
 
-  #tooLarge(bytes: number): void {
-    this.close(
-      1009,
-      `Frame of ${bytes} bytes exceeds the ${this.#options.maxFrameBytes}-byte limit`,
-    );
+  /**
+   * A frame over `max_frame_bytes` is refused like any invalid frame, and the
+   * call it belongs to ends with the refusal: one oversized result fails its
+   * own call, not every call of the worker that sent it.
+   */
+  #tooLarge(bytes: number, text?: string): void {
+    const code = ErrorCode.FrameTooLarge;
+    const message =
+      `Frame of ${bytes} bytes exceeds the ${this.#options.maxFrameBytes}-byte limit (max_frame_bytes)`;
+    this.protocolError({ code, message });
+    const call = text === undefined ? undefined : callOfText(text);
+    if (call) this.#refusedCall(call, code, message);
   }
 
   #handle(f: InboundFrame, text: string): void {

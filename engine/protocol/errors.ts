@@ -14,6 +14,7 @@ export const ErrorCode = {
   InvalidFunctionId: "invalid_function_id",
   InvalidJson: "invalid_json",
   InvalidFrame: "invalid_frame",
+  FrameTooLarge: "frame_too_large",
   UnknownFrameType: "unknown_frame_type",
   TriggerRegistrationFailed: "trigger_registration_failed",
   EnqueueError: "enqueue_error",

@@ -32,35 +32,83 @@ const SCALAR = /[^,}\]\s]*/y;
  * ```
  */
 export function memberText(text: string, key: string): string | undefined {
+  const span = [-1, -1];
+  if (!scanMembers(text, [key], span, false)) return undefined;
+  return span[0]! < 0 ? undefined : text.slice(span[0], span[1]);
+}
+
+/**
+ * The texts of the first members named `keys` (by key, those found), reading
+ * no further than the last of them: for an envelope read from a frame too
+ * large to parse, whose members usually come before its payload. `undefined`
+ * when `text` is not an object as far as it was read.
+ */
+export function firstMemberTexts(
+  text: string,
+  keys: readonly string[],
+): Record<string, string> | undefined {
+  const spans = keys.flatMap(() => [-1, -1]);
+  if (!scanMembers(text, keys, spans, true)) return undefined;
+  const found: Record<string, string> = {};
+  keys.forEach((key, k) => {
+    if (spans[2 * k]! >= 0) found[key] = text.slice(spans[2 * k], spans[2 * k + 1]);
+  });
+  return found;
+}
+
+/**
+ * Walks the members of the object `text`, writing the value span of key `k`
+ * to `spans[2k]`, `spans[2k + 1]`: the last member of that name, or with
+ * `first` the first, stopping once every key has one. False when `text` is
+ * not an object (as far as it was read).
+ */
+function scanMembers(
+  text: string,
+  keys: readonly string[],
+  spans: number[],
+  first: boolean,
+): boolean {
   let i = skipWhitespace(text, 0);
-  if (text.charCodeAt(i) !== 123 /* { */) return undefined;
-  let start = -1;
-  let end = -1;
+  if (text.charCodeAt(i) !== 123 /* { */) return false;
+  let missing = keys.length;
   i = skipWhitespace(text, i + 1);
   while (text.charCodeAt(i) === 34 /* " */) {
     const nameEnd = stringEnd(text, i);
-    if (nameEnd < 0) return undefined;
-    // A name with escapes is longer than what it decodes to: only such a one is decoded.
-    const rawLength = nameEnd - i - 2;
-    const named = rawLength === key.length
-      ? text.startsWith(key, i + 1)
-      : rawLength > key.length && hasEscape(text, i, nameEnd) &&
-        JSON.parse(text.slice(i, nameEnd)) === key;
+    if (nameEnd < 0) return false;
+    const k = keyIndex(text, i, nameEnd, keys);
     i = skipWhitespace(text, nameEnd);
-    if (text.charCodeAt(i) !== 58 /* : */) return undefined;
+    if (text.charCodeAt(i) !== 58 /* : */) return false;
     const valueStart = skipWhitespace(text, i + 1);
     const valueEnd = valueEndAt(text, valueStart);
-    if (valueEnd < 0) return undefined;
-    if (named) {
-      // The last member of that name wins, as in JSON.parse.
-      start = valueStart;
-      end = valueEnd;
+    if (valueEnd < 0) return false;
+    if (k >= 0 && !(first && spans[2 * k]! >= 0)) {
+      // Without `first`, the last member of that name wins, as in JSON.parse.
+      if (spans[2 * k]! < 0) missing--;
+      spans[2 * k] = valueStart;
+      spans[2 * k + 1] = valueEnd;
+      if (first && missing === 0) return true;
     }
     i = skipWhitespace(text, valueEnd);
     if (text.charCodeAt(i) === 44 /* , */) i = skipWhitespace(text, i + 1);
   }
-  if (text.charCodeAt(i) !== 125 /* } */ || start < 0) return undefined;
-  return text.slice(start, end);
+  return text.charCodeAt(i) === 125 /* } */;
+}
+
+/** Which of `keys` the name between `start` and `end` (quotes included) is, or -1. */
+function keyIndex(text: string, start: number, end: number, keys: readonly string[]): number {
+  // A name with escapes is longer than what it decodes to: only such a one is decoded.
+  const rawLength = end - start - 2;
+  let decoded: string | undefined;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]!;
+    if (rawLength === key.length) {
+      if (text.startsWith(key, start + 1)) return k;
+    } else if (rawLength > key.length && hasEscape(text, start, end)) {
+      decoded ??= JSON.parse(text.slice(start, end)) as string;
+      if (decoded === key) return k;
+    }
+  }
+  return -1;
 }
 
 function hasEscape(text: string, from: number, to: number): boolean {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { memberText } from "./member_text.ts";
+import { firstMemberTexts, memberText } from "./member_text.ts";
 
 Deno.test("memberText() finds the text of a top-level member", () => {
   const cases: [string, string, string | undefined][] = [
@@ -90,4 +90,18 @@ Deno.test("memberText() agrees with JSON.parse on generated frames", () => {
       assert.deepEqual(JSON.parse(found!), parsed.data, text);
     }
   }
+});
+
+Deno.test("firstMemberTexts() takes the first member of each name and stops once all are read", () => {
+  assert.deepEqual(firstMemberTexts('{"a":1,"b":{"x":"}"},"a":2}', ["a", "b"]), {
+    a: "1",
+    b: '{"x":"}"}',
+  });
+  assert.deepEqual(firstMemberTexts('{"a":1, "b" : [2], "c": <not json', ["a", "b"]), {
+    a: "1",
+    b: "[2]",
+  });
+  assert.deepEqual(firstMemberTexts('{"a":1,"c":3}', ["a", "b"]), { a: "1" });
+  assert.equal(firstMemberTexts('{"a":1,"c": <not json', ["a", "b"]), undefined);
+  assert.equal(firstMemberTexts("[1]", ["a"]), undefined);
 });

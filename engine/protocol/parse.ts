@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { type InboundFrame, inboundFrames, type InboundType } from "./frames.ts";
 import { ErrorCode } from "./errors.ts";
 import { isInvocationResult, isInvokeFunction } from "./hot_frames.ts";
+import { firstMemberTexts } from "./member_text.ts";
 
 export type ParseOutcome =
   | { ok: true; frame: InboundFrame }
@@ -96,17 +97,46 @@ export function parseFrame(text: string): ParseOutcome {
   return { ok: true, frame: parsed.data as InboundFrame };
 }
 
+/**
+ * The members that name a call. Not `action`: it would make every scan read
+ * to the end (most frames have none), and a fire-and-forget call rarely
+ * carries an invocation id, so its sender gets no answer anyway.
+ */
+const ENVELOPE = ["type", "invocation_id", "function_id"];
+
+/**
+ * The call a frame too large to be parsed belongs to, read from the first
+ * members of its text (only the envelope's are parsed), when it is a call or
+ * a result with ids.
+ */
+export function callOfText(text: string): RefusedCall | undefined {
+  const texts = firstMemberTexts(text, ENVELOPE) ?? {};
+  const envelope: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(texts)) {
+    if (value.length > 1024) continue; // an id is short; a long one is not worth reading
+    try {
+      envelope[key] = JSON.parse(value);
+    } catch { /* not JSON after all: left out */ }
+  }
+  return callOf(envelope);
+}
+
 /** `refusal` with the {@link RefusedCall} of `raw`, when it is a call or a result with ids. */
 function withCall(refusal: ParseOutcome & { ok: false }, raw: unknown): ParseOutcome {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return refusal;
+  const call = callOf(raw);
+  return call ? { ...refusal, call } : refusal;
+}
+
+function callOf(raw: unknown): RefusedCall | undefined {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
   const { type, invocation_id: id, function_id: fn, action } = raw as Record<string, unknown>;
-  if (type !== "invokefunction" && type !== "invocationresult") return refusal;
-  if (typeof id !== "string" || id === "") return refusal;
+  if (type !== "invokefunction" && type !== "invocationresult") return undefined;
+  if (typeof id !== "string" || id === "") return undefined;
   // A fire-and-forget call has nobody waiting for its answer.
-  if ((action as { type?: unknown } | null)?.type === "void") return refusal;
+  if ((action as { type?: unknown } | null)?.type === "void") return undefined;
   const call: RefusedCall = { type, invocationId: id };
   if (typeof fn === "string") call.functionId = fn;
-  return { ...refusal, call };
+  return call;
 }
 
 /** Whether `value` nests objects and arrays more than `limit` levels deep. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseFrame } from "./parse.ts";
+import { callOfText, parseFrame } from "./parse.ts";
 
 Deno.test("parseFrame() accepts the frames iii-sdk 0.22.1 sends, stray fields included", () => {
   const frames = [
@@ -86,4 +86,28 @@ Deno.test("parseFrame() names the call a refused invokefunction or invocationres
     assert.equal(out.ok, false, text.slice(0, 60));
     if (!out.ok) assert.deepEqual(out.call, call, text.slice(0, 60));
   }
+});
+
+Deno.test("callOfText() reads the call of a frame from its first members only", () => {
+  const big = JSON.stringify("x".repeat(10_000));
+  const cases: [string, unknown][] = [
+    [
+      `{"type":"invokefunction","invocation_id":"i1","function_id":"a::b","data":${big}}`,
+      { type: "invokefunction", invocationId: "i1", functionId: "a::b" },
+    ],
+    [
+      `{"result":${big},"function_id":"a::b","invocation_id":"i2","type":"invocationresult"}`,
+      { type: "invocationresult", invocationId: "i2", functionId: "a::b" },
+    ],
+    // Once the envelope is read, the rest is not: it need not even be complete.
+    [
+      `{"type":"invocationresult","invocation_id":"i3","function_id":"a::b","result":[[[`,
+      { type: "invocationresult", invocationId: "i3", functionId: "a::b" },
+    ],
+    [`{"type":"invokefunction","function_id":"a::b","data":${big}}`, undefined],
+    [`{"type":"registerfunction","invocation_id":"i4","id":"a::b"}`, undefined],
+    [`{"type":"invokefunction","invocation_id":7,"function_id":"a::b"}`, undefined],
+    ["not json at all", undefined],
+  ];
+  for (const [text, call] of cases) assert.deepEqual(callOfText(text), call, text.slice(0, 60));
 });

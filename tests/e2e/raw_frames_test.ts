@@ -399,18 +399,32 @@ Deno.test("reattach cleans up the previous connection named by a valid token", (
     await second.close();
   }));
 
-Deno.test("a frame over the size limit closes the connection with 1009", () =>
+Deno.test("a call or a result over the size limit fails alone; the connection stays open", () =>
   withEngine(async (url) => {
-    const a = await RawWorker.connect(url);
-    a.send({
-      type: "invokefunction",
-      function_id: "a::b",
-      data: "x".repeat(5000),
-      action: { type: "void" },
-    });
-    const ev = await a.closed;
-    assert.equal(ev.code, 1009);
-    assert.match(ev.reason, /exceeds the 4096-byte limit/);
+    const caller = await RawWorker.connect(url);
+    const worker = await RawWorker.connect(url);
+    worker.serve("big::answer", (d) => (d as { n: number }).n > 0 ? "x".repeat(5000) : "small");
+    await waitForFunctions(caller, ["big::answer"]);
+
+    // A call too large: its caller gets the refusal under its own invocation id, and an error frame.
+    const errorFrame = caller.next((f) => f.type === "error");
+    const tooBig = await caller.call("big::answer", "x".repeat(5000));
+    assert.equal(tooBig.error.code, "frame_too_large");
+    assert.match(tooBig.error.message, /^Frame of 5\d{3} bytes exceeds the 4096-byte limit/);
+    assert.equal((await errorFrame).error.code, "frame_too_large");
+
+    // A result too large fails that call only, naming the function and the worker.
+    const r = await caller.call("big::answer", { n: 1 });
+    assert.equal(r.error.code, "frame_too_large");
+    assert.match(
+      r.error.message,
+      /^The result of "big::answer" from worker "[^"]+" was refused: Frame of 5\d{3} bytes exceeds the 4096-byte limit \(max_frame_bytes\)$/,
+    );
+
+    // Both connections still work.
+    assert.equal((await caller.call("big::answer", { n: 0 })).result, "small");
+    await caller.close();
+    await worker.close();
   }, { maxFrameBytes: 4096 }));
 
 Deno.test("with a token configured, a connection without it is refused before it can register", () =>
@@ -484,15 +498,8 @@ Deno.test("the frame size limit counts UTF-8 bytes, not characters", () =>
   withEngine(async (url) => {
     const a = await RawWorker.connect(url);
     // 3,000 characters, over 6,000 bytes.
-    a.send({
-      type: "invokefunction",
-      function_id: "a::b",
-      data: "é".repeat(3000),
-      action: { type: "void" },
-    });
-    const ev = await a.closed;
-    assert.equal(ev.code, 1009);
-    assert.match(ev.reason, /Frame of 6\d{3} bytes exceeds the 4096-byte limit/);
+    const refused = await a.call("a::b", "é".repeat(3000));
+    assert.match(refused.error.message, /^Frame of 6\d{3} bytes exceeds the 4096-byte limit/);
   }, { maxFrameBytes: 4096 }));
 
 Deno.test("stop() lets calls in flight finish within the grace period, then fails the rest", async () => {
