@@ -132,6 +132,20 @@ export function hang(options: CallOptions): Promise<never> {
   });
 }
 
+/** A JSON POST to `path` of `app` whose body is the stream `body` (read as the app pulls it). */
+export function postStream(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  path: string,
+  body: ReadableStream<Uint8Array>,
+): Promise<Response> {
+  return Promise.resolve(app.request(path, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json" },
+    duplex: "half",
+  } as RequestInit));
+}
+
 /** The parsed error body of a worker-made reply. */
 export async function errorOf(
   response: Response,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { errorOf, gate, hang, testApp, until } from "./_testing.ts";
+import { errorOf, gate, hang, postStream, testApp, until } from "./_testing.ts";
 import { routeOf } from "./triggers.ts";
 
 Deno.test("app queues requests over concurrency_request_limit and refuses beyond four times it", async () => {
@@ -61,12 +61,7 @@ Deno.test("app counts reading the body against default_timeout, and says so", as
     config: { default_timeout: 40 },
     triggers: [{ function_id: "h", config: { api_path: "/x", http_method: "POST" } }],
   });
-  const response = await app.request("/x", {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json" },
-    duplex: "half",
-  } as RequestInit);
+  const response = await postStream(app, "/x", body);
   assert.equal(response.status, 504);
   assert.deepEqual(await errorOf(response), {
     code: "REQUEST_TIMEOUT",

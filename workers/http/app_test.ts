@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CallError } from "../../engine/api.ts";
-import { errorOf, hang, testApp } from "./_testing.ts";
+import { errorOf, hang, postStream, testApp } from "./_testing.ts";
 
 const ok = (body: unknown = { ok: true }) => ({ status_code: 200, body });
 
@@ -162,12 +162,7 @@ Deno.test("app returns a middleware's respond at once, without reading the body"
     config: { middleware: [{ function_id: "auth::key" }, { function_id: "never::called" }] },
     triggers: [{ function_id: "never::called", config: { api_path: "/x", http_method: "POST" } }],
   });
-  const response = await app.request("/x", {
-    method: "POST",
-    body,
-    headers: { "content-type": "application/json" },
-    duplex: "half",
-  } as RequestInit);
+  const response = await postStream(app, "/x", body);
   assert.equal(response.status, 401);
   assert.deepEqual(await response.json(), { error: "Invalid API key" });
   assert.deepEqual(calls.map((c) => c.functionId), ["auth::key"]);
