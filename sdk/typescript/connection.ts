@@ -177,7 +177,10 @@ export class Connection {
     if (this.#stopped) return;
     const delay = reconnectDelay(this.#attempt, this.#settings.reconnect);
     this.#attempt++;
-    console.debug(`[engine-sdk] Reconnecting in ${delay}ms (attempt ${this.#attempt})...`);
+    // The first attempts, then every tenth: an engine down for an hour does not fill the log.
+    if (this.#attempt <= 3 || this.#attempt % 10 === 0) {
+      console.debug(`[engine-sdk] Reconnecting in ${delay}ms (attempt ${this.#attempt})...`);
+    }
     this.#reconnectTimer = setTimeout(() => this.#open(), delay);
   }
 

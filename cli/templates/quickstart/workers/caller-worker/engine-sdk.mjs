@@ -941,7 +941,9 @@ var Connection = class {
     if (this.#stopped) return;
     const delay = reconnectDelay(this.#attempt, this.#settings.reconnect);
     this.#attempt++;
-    console.debug(`[engine-sdk] Reconnecting in ${delay}ms (attempt ${this.#attempt})...`);
+    if (this.#attempt <= 3 || this.#attempt % 10 === 0) {
+      console.debug(`[engine-sdk] Reconnecting in ${delay}ms (attempt ${this.#attempt})...`);
+    }
     this.#reconnectTimer = setTimeout(() => this.#open(), delay);
   }
   #startHeartbeat() {
