@@ -48,7 +48,8 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
   api.get("/queues", async (c) => c.json(await queuesSnapshot(link)));
   api.get("/logs", async (c) => {
     const q = c.req.query();
-    const limit = Number(q.limit ?? 500);
+    const limit = limitOf(q.limit, 500);
+    if (typeof limit === "string") return badRequest(c, limit);
     return c.json(
       await call("engine::logs::list", {
         ...(q.level ? { level: q.level } : {}),
@@ -56,22 +57,27 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
         ...(q.function_id ? { function_id: q.function_id } : {}),
         ...(q.trace_id ? { trace_id: q.trace_id } : {}),
         ...(q.text ? { text: q.text } : {}),
-        limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 10_000) : 500,
+        limit,
       }),
     );
   });
   api.get("/traces", async (c) => {
-    const limit = Number(c.req.query("limit") ?? 100);
-    return c.json(
-      await call("engine::traces::list", {
-        limit: Number.isInteger(limit) && limit > 0 ? Math.min(limit, 10_000) : 100,
-      }),
-    );
+    const limit = limitOf(c.req.query("limit"), 100);
+    if (typeof limit === "string") return badRequest(c, limit);
+    return c.json(await call("engine::traces::list", { limit }));
   });
-  api.get(
-    "/traces/:id",
-    async (c) => c.json(await call("engine::traces::get", { trace_id: c.req.param("id") })),
-  );
+  api.get("/traces/:id", async (c) => {
+    const id = c.req.param("id");
+    const trace = await call("engine::traces::get", { trace_id: id }) as { spans: unknown[] };
+    if (trace.spans.length > 0) return c.json(trace);
+    return c.json({
+      error: {
+        code: "not_found",
+        message:
+          `No spans of trace "${id}": it is unknown, still running, or older than what the engine keeps`,
+      },
+    }, 404);
+  });
 
   api.get("/state", async (c) => c.json(await call("state::list_groups")));
   api.get(
@@ -160,6 +166,16 @@ async function jsonBody(c: Context): Promise<Record<string, unknown> | undefined
   } catch {
     return undefined;
   }
+}
+
+/** The `limit` query parameter (at most 10,000), `fallback` when absent, or why it is refused. */
+function limitOf(given: string | undefined, fallback: number): number | string {
+  if (given === undefined || given === "") return fallback;
+  const limit = Number(given);
+  if (!Number.isInteger(limit) || limit <= 0) {
+    return `limit must be a positive integer: got ${JSON.stringify(given)}`;
+  }
+  return Math.min(limit, 10_000);
 }
 
 function badRequest(c: Context, message: string) {

@@ -206,6 +206,18 @@ Deno.test("/api/logs filters, and shows secrets redacted", async () => {
     const bogus = await h.app.request("/api/logs?level=loud");
     assert.equal(bogus.status, 400);
     assert.match((await bogus.json()).error.message, /engine::logs::list: field "level"/);
+    for (const path of ["/api/logs?limit=abc", "/api/traces?limit=-1", "/api/logs?limit=1.5"]) {
+      const refused = await h.app.request(path);
+      assert.equal(refused.status, 400, path);
+      assert.match(
+        (await refused.json()).error.message,
+        /^limit must be a positive integer: got "/,
+      );
+    }
+    assert.equal((await (await h.app.request("/api/logs?limit=1")).json()).logs.length, 1);
+    const unknown = await h.app.request("/api/traces/0af7651916cd43dd8448eb211c80319c");
+    assert.equal(unknown.status, 404);
+    assert.deepEqual((await unknown.json()).error.code, "not_found");
   } finally {
     await h.stop();
   }
