@@ -73,6 +73,14 @@ export function parsePattern(apiPath: string): PatternOutcome {
       segments.push({ kind: "param", name });
       continue;
     }
+    if (!LITERAL.test(part) && !/[*{}?]/.test(part)) {
+      // Letters beyond ASCII, spaces, quotes: a request carries them percent-encoded.
+      const encoded = [...part].map((c) => LITERAL.test(c) ? c : encodeURIComponent(c)).join("");
+      return invalid(
+        `api_path ${q(apiPath)} has a segment ${q(part)} with characters a URL path carries ` +
+          `percent-encoded: write it as ${q(encoded)} (requests are matched on the path as sent)`,
+      );
+    }
     if (!LITERAL.test(part)) {
       return invalid(
         `api_path ${q(apiPath)} has an unsupported segment ${q(part)}: ` +

@@ -67,7 +67,11 @@ Deno.test("parsePattern() refuses what it cannot route, saying why", () => {
     ["/users/:id?", /invalid parameter ":id\?"/],
     ["/users/:", /invalid parameter ":"/],
     ["/a/:id/b/:id", /names the parameter ":id" twice/],
-    ["/a b", /unsupported segment "a b"/],
+    [
+      "/a b",
+      /segment "a b" with characters a URL path carries percent-encoded: write it as "a%20b"/,
+    ],
+    ["/café/x", /segment "café" .* write it as "caf%C3%A9" \(requests are matched/],
   ];
   for (const [input, reason] of cases) {
     const outcome = parsePattern(input);
