@@ -10,12 +10,14 @@ import type { ConsoleConfig } from "../engine/config/schema.ts";
 import type { RunningEngine } from "../engine/engine.ts";
 import { bindingProblem, consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
 import { parseCommandArgs } from "./args.ts";
-import { engineUrl } from "./engine_url.ts";
+import { callerEngineUrl } from "./caller_engine.ts";
 import { stopSignal } from "./signals.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 
-export function parseConsoleArgs(args: string[]): { host: string; port: number; url: string } {
+export function parseConsoleArgs(
+  args: string[],
+): { host: string; port: number; url: string | undefined } {
   const { values } = parseCommandArgs("console", {
     args,
     options: {
@@ -30,11 +32,12 @@ export function parseConsoleArgs(args: string[]): { host: string; port: number; 
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be a port number (0-65535): got "${values.port}"`, "console");
   }
-  return { host: values.host ?? "127.0.0.1", port, url: engineUrl(values.url) };
+  return { host: values.host ?? "127.0.0.1", port, url: values.url };
 }
 
 export async function consoleCommand(args: string[], io: Io): Promise<number> {
-  const { host, port, url } = parseConsoleArgs(args);
+  const { host, port, url: flag } = parseConsoleArgs(args);
+  const url = await callerEngineUrl(flag);
   const token = Deno.env.get(CONSOLE_TOKEN_ENV) || undefined;
   const problem = bindingProblem(host, token);
   if (problem) {

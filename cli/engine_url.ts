@@ -6,11 +6,8 @@
  * @module
  */
 
+/** Where the CLI looks for the engine when nothing says otherwise (see `caller_engine.ts`). */
 export const DEFAULT_ENGINE_URL = "ws://localhost:49134";
-
-export function engineUrl(flag?: string): string {
-  return flag || Deno.env.get("ENGINE_URL") || DEFAULT_ENGINE_URL;
-}
 
 export interface CallFailure {
   code: string;

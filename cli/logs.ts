@@ -11,7 +11,8 @@ import type { EventBatch } from "../engine/events.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { type EngineLink, remoteLink } from "../console/link.ts";
 import { parseCommandArgs } from "./args.ts";
-import { EngineClient, EngineUnreachable, engineUrl, FunctionFailed } from "./engine_url.ts";
+import { callerEngineUrl } from "./caller_engine.ts";
+import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
@@ -23,7 +24,7 @@ export interface LogsArgs {
   worker?: string;
   level?: LogLevel;
   limit: number;
-  url: string;
+  url?: string;
 }
 
 export function parseLogsArgs(args: string[]): LogsArgs {
@@ -58,14 +59,15 @@ export function parseLogsArgs(args: string[]): LogsArgs {
     ...(values.worker ? { worker: values.worker } : {}),
     ...(level ? { level: level as LogLevel } : {}),
     limit,
-    url: engineUrl(values.url),
+    ...(values.url ? { url: values.url } : {}),
   };
 }
 
 const keyOf = (e: LogEntry) => `${e.time}\u0000${e.source}\u0000${e.message}`;
 
 export async function logs(args: string[], io: Io): Promise<number> {
-  const options = parseLogsArgs(args);
+  const parsed = parseLogsArgs(args);
+  const options = { ...parsed, url: await callerEngineUrl(parsed.url) };
   let client: EngineClient;
   try {
     client = await EngineClient.connect(options.url, { name: "engine-logs" });

@@ -5,7 +5,8 @@
  * @module
  */
 import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
-import { EngineClient, EngineUnreachable, engineUrl, FunctionFailed } from "./engine_url.ts";
+import { callerEngineUrl } from "./caller_engine.ts";
+import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { UsageError } from "./usage.ts";
 
 export interface Io {
@@ -45,11 +46,12 @@ export function parseTriggerArgs(args: string[]) {
     }
   }
   const timeoutMs = parseTimeoutMs(values["timeout-ms"], { command: "trigger", fallback: 30_000 });
-  return { functionId, payload, timeoutMs, url: engineUrl(values.url) };
+  return { functionId, payload, timeoutMs, url: values.url };
 }
 
 export async function trigger(args: string[], io: Io): Promise<number> {
-  const { functionId, payload, timeoutMs, url } = parseTriggerArgs(args);
+  const { functionId, payload, timeoutMs, url: flag } = parseTriggerArgs(args);
+  const url = await callerEngineUrl(flag);
   let client: EngineClient;
   try {
     client = await EngineClient.connect(url, { timeoutMs: Math.min(timeoutMs, 10_000) });

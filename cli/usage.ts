@@ -34,7 +34,8 @@ Options:
 
 Environment:
   ENGINE_URL     the engine's WebSocket URL for trigger, logs, worker and console
-                 (default ws://localhost:49134)
+                 (default: the host and port of ./engine-config.yaml, else
+                 ws://localhost:49134)
   ENGINE_TOKEN   token workers and the CLI present when the engine requires one`,
   start: `Usage: engine [start] [--config <file>]
 
@@ -54,7 +55,8 @@ Options:
   --host <host>      where to listen (default 127.0.0.1); any other address
                      requires ENGINE_CONSOLE_TOKEN
   -p, --port <port>  port (default 3113; 0 picks a free one)
-  --url <ws-url>     the engine (default: ENGINE_URL, else ws://localhost:49134)
+  --url <ws-url>     the engine (default: ENGINE_URL, else ./engine-config.yaml's
+                     host and port, else ws://localhost:49134)
 
 Environment:
   ENGINE_CONSOLE_TOKEN  token the browser must present (open the console once
@@ -71,7 +73,8 @@ Options:
   -l, --level <level>   only entries at this level or above: debug, info,
                         warn, error
   -n, --limit <n>       how many past entries to print first (default 100)
-  --url <ws-url>        the engine (default: ENGINE_URL, else ws://localhost:49134)
+  --url <ws-url>        the engine (default: ENGINE_URL, else ./engine-config.yaml's
+                        host and port, else ws://localhost:49134)
 
 Exit codes: 0 success, 1 the engine is unreachable, 2 bad arguments.`,
   trigger: `Usage: engine trigger --function-id=<id> [--payload=<json>] [--timeout-ms=<ms>]
@@ -82,7 +85,8 @@ Options:
   --function-id <id>   the function to call, e.g. math::add (required)
   --payload <json>     the payload as JSON text (default {})
   --timeout-ms <ms>    how long to wait for the result (default 30000)
-  --url <ws-url>       the engine (default: ENGINE_URL, else ws://localhost:49134)
+  --url <ws-url>       the engine (default: ENGINE_URL, else ./engine-config.yaml's
+                       host and port, else ws://localhost:49134)
 
 Exit codes: 0 success, 1 the function failed or the engine is unreachable,
 2 bad arguments.`,

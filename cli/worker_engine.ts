@@ -9,7 +9,7 @@
 import type { EngineConfig } from "../engine/config/mod.ts";
 import { dialableHost } from "../engine/host.ts";
 import type { BuiltinFailure, SupervisedView } from "../engine/supervisor/functions.ts";
-import { EngineClient, FunctionFailed } from "./engine_url.ts";
+import { DEFAULT_ENGINE_URL, EngineClient, FunctionFailed } from "./engine_url.ts";
 
 /** A worker as `engine::workers::list` shows it (the fields used here). */
 export interface ConnectedWorker {
@@ -45,7 +45,7 @@ export type LinkResult =
 export function engineUrlFor(config: EngineConfig | undefined, flag?: string): string {
   const fromEnv = flag || Deno.env.get("ENGINE_URL");
   if (fromEnv) return fromEnv;
-  if (!config || config.port === 0) return "ws://localhost:49134";
+  if (!config || config.port === 0) return DEFAULT_ENGINE_URL;
   return `ws://${dialableHost(config.host)}:${config.port}`;
 }
 

@@ -78,6 +78,39 @@ Deno.test("engine trigger with bad arguments prints usage and exits 2", async ()
   }
 });
 
+Deno.test("engine trigger and engine logs find the engine of the folder's engine-config.yaml", async () => {
+  const port = freePort();
+  const { dir, file } = await tempConfig(MINIMAL.replace("port: 0", `port: ${port}`));
+  const engine = await spawnEngine({ config: file });
+  try {
+    // No --url, no ENGINE_URL: the config of the folder the command runs in says where.
+    const env = { ENGINE_URL: "", ENGINE_CALLER_DIR: dir };
+    const health = await runCli(["trigger", "--function-id=engine::health::check"], {
+      cwd: dir,
+      env,
+    });
+    assert.equal(health.code, 0, health.stderr);
+    assert.equal(JSON.parse(health.stdout).status, "ok");
+    const logs = await runCli(["logs", "-n", "1"], { cwd: dir, env });
+    assert.equal(logs.code, 0, logs.stderr);
+
+    // Elsewhere (no config there), the default address: nobody listens on it in this test.
+    const elsewhere = await Deno.makeTempDir({ prefix: "engine-test-" });
+    const other = await runCli([
+      "trigger",
+      "--function-id=engine::health::check",
+      "--timeout-ms=2000",
+    ], {
+      cwd: elsewhere,
+      env: { ENGINE_URL: "", ENGINE_CALLER_DIR: elsewhere },
+    });
+    assert.doesNotMatch(other.stderr, new RegExp(`:${port}`));
+    await Deno.remove(elsewhere);
+  } finally {
+    await engine.stop();
+  }
+});
+
 Deno.test("engine trigger against no engine gives one line naming the URL and exit 1", async () => {
   const port = freePort("0.0.0.0");
   const url = `ws://127.0.0.1:${port}`;
