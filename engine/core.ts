@@ -11,6 +11,7 @@ import { type FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
 import { type TriggerRecord, TriggerRegistry } from "./registry/triggers.ts";
 import { route } from "./router.ts";
 import { type Invocation, Invocations, type Outcome } from "./invocations.ts";
+import { RegistrationLog } from "./registration_log.ts";
 import { functionNotFound, invocationStopped, invocationTimeout } from "./protocol/errors.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
 import type { Span, TraceStore } from "./observability/traces.ts";
@@ -70,11 +71,13 @@ export class Engine {
   readonly traces: TraceStore;
   readonly invocationTimeoutMs: number;
   #listeners = new Set<(event: EngineEvent) => void>();
+  #registrations: RegistrationLog;
   #tick = 0;
   #inFlight = (owner: string) => this.invocations.inFlight(owner);
 
   constructor(options: EngineOptions) {
     this.log = options.log;
+    this.#registrations = new RegistrationLog(options.log);
     this.traces = options.traces;
     this.invocationTimeoutMs = options.invocationTimeoutMs ?? 30_000;
   }
@@ -115,6 +118,7 @@ export class Engine {
       ...(info.remoteAddress ? { remoteAddress: info.remoteAddress } : {}),
     };
     this.workers.set(id, conn);
+    if (info.name !== undefined) this.#registrations.described(conn);
     this.#emit({ type: "worker_connected", workerId: id });
     return conn;
   }
@@ -129,6 +133,7 @@ export class Engine {
       ? ` (${metadata.runtime}${metadata.pid ? `, pid ${metadata.pid}` : ""})`
       : "";
     this.log.debug(`Worker "${conn.name}" registered${runtime}`, { worker_id: workerId });
+    this.#registrations.described(conn);
     this.#emit({ type: "worker_updated", workerId });
   }
 
@@ -140,6 +145,7 @@ export class Engine {
     const conn = this.workers.get(workerId);
     if (!conn) return;
     this.workers.delete(workerId);
+    this.#registrations.left(workerId);
     const removed = this.functions.removeOwner(workerId);
     for (const id of this.invocations.ofTarget(workerId)) {
       this.cancel(id, invocationStopped(`worker "${conn.name}" ${reason}`));
@@ -181,7 +187,7 @@ export class Engine {
     const isNew = this.functions.add(id, conn.id, info);
     // Listeners (the console's, `engine logs -f`) are internal and not worth a line.
     if (isNew && conn.kind === "websocket" && info.metadata?.internal !== true) {
-      this.log.info(`Function ${id} registered by "${conn.name}"`);
+      this.#registrations.registered(conn, id);
     }
     this.#emit({ type: "functions_changed", added: isNew ? [id] : [], removed: [] });
   }
