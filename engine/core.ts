@@ -355,12 +355,24 @@ export class Engine {
     }
     const b = binding(record);
     provider.registerTrigger(b).then((refusal) => {
-      if (this.triggers.get(record.id) !== record) return; // replaced or removed meanwhile
+      const now = this.triggers.get(record.id);
+      if (now !== record) {
+        // Removed while the provider was deciding (unregistered, or its worker left): the
+        // provider never heard of the removal, so it is told now, or it would fire forever.
+        // A trigger replaced under the same id was sent to the provider again: nothing to undo.
+        if (now === undefined && !refusal) provider.unregisterTrigger(b);
+        return;
+      }
       if (refusal) {
         record.status = "failed";
         record.error = refusal.message;
-        this.log.warn(`Trigger "${record.id}" (${record.type}) refused: ${refusal.message}`);
-        this.workers.get(record.owner)?.peer.triggerRefused(b, refusal);
+        const registrant = this.workers.get(record.owner);
+        this.log.warn(
+          `Trigger "${record.id}" (${record.type}) of ${record.functionId} from worker "${
+            registrant?.name ?? record.owner
+          }" refused: ${refusal.message}`,
+        );
+        registrant?.peer.triggerRefused(b, refusal);
       } else {
         record.status = "active";
         delete record.error;

@@ -45,7 +45,10 @@ export class TriggerRegistry<O> {
     const t = this.#types.get(id);
     if (!t || t.owner !== owner) return false;
     this.#types.delete(id);
-    for (const trigger of this.ofType(id)) trigger.status = "pending";
+    for (const trigger of this.ofType(id)) {
+      trigger.status = "pending";
+      delete trigger.error; // a refusal of the old provider: the next one decides afresh
+    }
     return true;
   }
 

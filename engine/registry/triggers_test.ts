@@ -27,6 +27,17 @@ Deno.test("TriggerRegistry.removeType() only lets the provider remove it, and pa
   assert.equal(r.type("cron"), undefined);
 });
 
+Deno.test("TriggerRegistry.removeType() forgets the old provider's refusal of a parked trigger", () => {
+  const r = new TriggerRegistry<string>();
+  r.addType("cron", "", "p");
+  const { record } = r.add(t("t1", "cron", "w1"));
+  record.status = "failed";
+  record.error = "every is required";
+  r.removeType("cron", "p");
+  assert.equal(r.get("t1")!.status, "pending");
+  assert.equal(r.get("t1")!.error, undefined);
+});
+
 Deno.test("TriggerRegistry.add() replaces a trigger with the same id and returns the old one", () => {
   const r = new TriggerRegistry<string>();
   r.add(t("t1", "cron", "w1"));

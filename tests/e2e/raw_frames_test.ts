@@ -375,6 +375,47 @@ Deno.test("custom trigger types: registrations reach the provider and a refusal 
     await provider.close();
   }));
 
+Deno.test("a trigger removed while its provider is still answering is unregistered with the provider", () =>
+  withEngine(async (url) => {
+    const provider = await RawWorker.connect(url);
+    const user = await RawWorker.connect(url);
+    provider.send({ type: "registertriggertype", id: "tick", description: "ticks" });
+    const accept = (id: string) =>
+      provider.send({
+        type: "triggerregistrationresult",
+        id,
+        trigger_type: "tick",
+        function_id: "jobs::x",
+      });
+    const register = (id: string) =>
+      user.send({
+        type: "registertrigger",
+        id,
+        trigger_type: "tick",
+        function_id: "jobs::x",
+        config: {},
+      });
+    // Unregistered by its worker before the provider accepted it.
+    register("t-unreg");
+    await provider.next((f) => f.type === "registertrigger" && f.id === "t-unreg");
+    user.send({ type: "unregistertrigger", id: "t-unreg", trigger_type: "tick" });
+    user.send({ type: "ping" });
+    await user.next((f) => f.type === "pong");
+    const undone = provider.next((f) => f.type === "unregistertrigger" && f.id === "t-unreg");
+    accept("t-unreg");
+    assert.equal((await undone).trigger_type, "tick");
+    // Its worker left before the provider accepted it.
+    register("t-left");
+    await provider.next((f) => f.type === "registertrigger" && f.id === "t-left");
+    await user.close();
+    const left = provider.next((f) => f.type === "unregistertrigger" && f.id === "t-left");
+    accept("t-left");
+    await left;
+    const list = await provider.call("engine::registered-triggers::list", {});
+    assert.deepEqual(list.result.registered_triggers, []);
+    await provider.close();
+  }));
+
 Deno.test("reattach cleans up the previous connection named by a valid token", () =>
   withEngine(async (url) => {
     const caller = await RawWorker.connect(url);
