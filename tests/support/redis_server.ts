@@ -16,13 +16,22 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** Starts `redis-server` without persistence; resolves once it accepts connections. */
-export async function startRedisServer(): Promise<RedisServer> {
-  const port = freePort();
+/**
+ * Starts `redis-server` without persistence; resolves once it accepts
+ * connections. `port` starts it again where a stopped one listened;
+ * `password` makes it require one (`requirepass`).
+ */
+export async function startRedisServer(
+  options: { port?: number; password?: string } = {},
+): Promise<RedisServer> {
+  const port = options.port ?? freePort();
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("redis-server", {
-      args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+      args: [
+        ...["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        ...(options.password === undefined ? [] : ["--requirepass", options.password]),
+      ],
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

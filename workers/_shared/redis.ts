@@ -17,31 +17,59 @@ export interface RedisConnectOptions {
   log?: Logger;
 }
 
-/** Connects to `options.url`; rejects when Redis does not answer. */
+/**
+ * Connects to `options.url`; rejects when Redis does not answer. While the
+ * connection is down, ioredis holds commands and retries; one that gives up
+ * fails with `Redis at <url> is unreachable: <the connection's last error>`
+ * (not ioredis's wording), and the connection coming back is logged.
+ */
 export async function connectRedis(options: RedisConnectOptions): Promise<Redis> {
   // Loaded on first use: ioredis is ~30 ms of the engine's start-up otherwise.
   const { Redis } = await import("ioredis");
   const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  const where = redactUrl(options.url);
   let lastError = "";
+  let reported = "";
   redis.on("error", (error: Error) => {
-    // ioredis reconnects by itself; report each distinct trouble once.
-    if (error.message === lastError) return;
     lastError = error.message;
-    options.log?.warn(`Redis connection trouble at ${redactUrl(options.url)}: ${error.message}`);
+    // ioredis reconnects by itself; report each distinct trouble once.
+    if (error.message === reported) return;
+    reported = error.message;
+    options.log?.warn(`Redis connection trouble at ${where}: ${error.message}`);
   });
-  redis.on("ready", () => lastError = "");
+  redis.on("ready", () => {
+    if (reported !== "") options.log?.info(`Redis connection at ${where} is back`);
+    lastError = reported = "";
+  });
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand =
+    ((...args: Parameters<typeof send>) =>
+      (send(...args) as Promise<unknown>).catch((error: unknown) => {
+        throw connectionLost(error) ? unreachable(where, lastError, error) : error;
+      })) as typeof send;
   try {
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    throw new Error(
-      `Cannot connect to Redis at ${redactUrl(options.url)}: ${
-        error instanceof Error ? error.message : String(error)
-      }`,
-      { cause: error },
-    );
+    const detail = connectionLost(error) && lastError !== ""
+      ? lastError
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new Error(`Cannot connect to Redis at ${where}: ${detail}`, { cause: error });
   }
   return redis;
+}
+
+/** Whether ioredis gave up on a command because the connection is down. */
+function connectionLost(error: unknown): boolean {
+  return error instanceof Error &&
+    (error.name === "MaxRetriesPerRequestError" || error.message === "Connection is closed.");
+}
+
+function unreachable(where: string, lastError: string, cause: unknown): Error {
+  const why = lastError === "" ? "the connection was lost" : lastError;
+  return new Error(`Redis at ${where} is unreachable: ${why}`, { cause });
 }
 
 /** Says goodbye to the server when it still answers, then drops the socket. */
