@@ -27,6 +27,19 @@ export class FunctionFailed extends Error {
   }
 }
 
+/**
+ * What went wrong, in the operator's terms: the runtime reports a refused
+ * token only as "Invalid status code: 401".
+ */
+export function refusalDetail(detail: string, sentToken: boolean): string {
+  if (/\bstatus code:? 401\b/i.test(detail)) {
+    return sentToken
+      ? "the engine refused the token in ENGINE_TOKEN (HTTP 401): it is not the engine's auth.token"
+      : "the engine requires a token (HTTP 401): set ENGINE_TOKEN to the engine's auth.token";
+  }
+  return detail.replace(/^NetworkError: /, "");
+}
+
 /** An open connection to the engine for a few calls. */
 export class EngineClient {
   #socket: WebSocket;
@@ -97,7 +110,9 @@ export class EngineClient {
       socket.addEventListener("error", (e) => {
         clearTimeout(timer);
         const detail = (e as ErrorEvent).message || "connection refused";
-        reject(new EngineUnreachable(url, detail.replace(/^NetworkError: /, "")));
+        reject(
+          new EngineUnreachable(url, refusalDetail(detail, token !== undefined && token !== "")),
+        );
       }, { once: true });
     });
   }

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
+import { runCli } from "../support/engine_process.ts";
 import { eventually } from "../support/local_worker.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker } from "../support/worker_process.ts";
@@ -43,6 +44,30 @@ Deno.test("SDK workers present the token; a worker with a wrong token registers 
     await intruder.stop("SIGKILL");
     await iii.stop("SIGKILL");
     await ours.stop();
+    await engine.stop();
+  }
+});
+
+Deno.test("engine trigger against an engine with a token: a missing or wrong ENGINE_TOKEN is named, not 'Invalid status code: 401'", async () => {
+  const engine = await startEngine({ port: 0, token: TOKEN, shutdownGraceMs: 0 });
+  const trigger = (env: Record<string, string>) =>
+    runCli(["trigger", "--function-id=engine::health::check"], {
+      env: { ENGINE_URL: engine.url, ...env },
+    });
+  try {
+    const cases: [Record<string, string>, number, RegExp][] = [
+      [{}, 1, /the engine requires a token \(HTTP 401\): set ENGINE_TOKEN/],
+      [{ ENGINE_TOKEN: "wrong" }, 1, /the engine refused the token in ENGINE_TOKEN \(HTTP 401\)/],
+      [{ ENGINE_TOKEN: TOKEN }, 0, /^$/],
+    ];
+    for (const [env, code, stderr] of cases) {
+      const out = await trigger(env);
+      assert.equal(out.code, code, out.stderr);
+      assert.match(out.stderr.trim(), stderr);
+      assert.doesNotMatch(out.stderr, /Invalid status code/);
+      assert.ok(!out.stderr.includes(TOKEN), "the error never shows the engine's token");
+    }
+  } finally {
     await engine.stop();
   }
 });
