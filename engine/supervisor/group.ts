@@ -160,7 +160,10 @@ async function waitUntilGone(pgid: number, ms: number): Promise<void> {
 
 /**
  * Calls `onLine` for each line of `stream` (without its end of line), the
- * last one even without a newline. Very long lines are cut at `maxLength`.
+ * last one even without a newline. A line longer than `maxLength` is one
+ * call with its first `maxLength` characters and a note of how many more
+ * were cut (`… [1,983,616 more characters cut]`); only that much of it is
+ * ever held.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
@@ -168,18 +171,28 @@ export async function readLines(
   maxLength = 16_384,
 ): Promise<void> {
   let buffer = "";
-  const emit = (line: string) => onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+  // Characters of the current line beyond maxLength, dropped as they come.
+  let cut = 0;
+  const emit = (line: string) => {
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (line.length > maxLength) {
+      cut += line.length - maxLength;
+      line = line.slice(0, maxLength);
+    }
+    onLine(cut === 0 ? line : `${line} … [${cut.toLocaleString("en-US")} more characters cut]`);
+    cut = 0;
+  };
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
     buffer += chunk;
     let newline;
     while ((newline = buffer.indexOf("\n")) !== -1) {
-      emit(buffer.slice(0, newline).slice(0, maxLength));
+      emit(buffer.slice(0, newline));
       buffer = buffer.slice(newline + 1);
     }
     if (buffer.length > maxLength) {
-      emit(buffer.slice(0, maxLength));
-      buffer = "";
+      cut += buffer.length - maxLength;
+      buffer = buffer.slice(0, maxLength);
     }
   }
-  if (buffer !== "") emit(buffer);
+  if (buffer !== "" || cut > 0) emit(buffer);
 }

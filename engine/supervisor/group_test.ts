@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { readLines } from "./group.ts";
+
+async function linesOf(chunks: string[], maxLength: number): Promise<string[]> {
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      controller.close();
+    },
+  });
+  const lines: string[] = [];
+  await readLines(stream, (line) => lines.push(line), maxLength);
+  return lines;
+}
+
+Deno.test("readLines() gives lines whole, and one line over the limit as one cut line saying how much was cut", async () => {
+  const cases: [string, string[], string[]][] = [
+    ["short lines, CRLF, last line without newline", ["a\r\nb\n", "c"], ["a", "b", "c"]],
+    ["a line split across chunks", ["ab", "cd\n"], ["abcd"]],
+    ["a long line in one chunk", ["0123456789ab\nx\n"], [
+      "01234567 … [4 more characters cut]",
+      "x",
+    ]],
+    [
+      "a long line across many chunks, then another line",
+      ["0123", "4567", "89", "abcdef", "gh\nnext\n"],
+      ["01234567 … [10 more characters cut]", "next"],
+    ],
+    ["a long last line without newline", ["0123456789", "abc"], [
+      "01234567 … [5 more characters cut]",
+    ]],
+    ["exactly the limit", ["01234567\n"], ["01234567"]],
+  ];
+  for (const [name, chunks, expected] of cases) {
+    assert.deepEqual(await linesOf(chunks, 8), expected, name);
+  }
+});
+
+Deno.test("readLines() turns a 2 MB line into one entry, not a run of 16 KB pieces", async () => {
+  const big = "A".repeat(2_000_000);
+  const chunks = [];
+  for (let i = 0; i < big.length; i += 65_536) chunks.push(big.slice(i, i + 65_536));
+  const lines = await linesOf([...chunks, "\nafter\n"], 16_384);
+  assert.equal(lines.length, 2);
+  assert.equal(lines[0], `${"A".repeat(16_384)} … [1,983,616 more characters cut]`);
+  assert.equal(lines[1], "after");
+});
