@@ -6,7 +6,7 @@
  * @module
  */
 
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
@@ -43,9 +43,25 @@ export function openDatabase<T>(options: OpenDatabaseOptions, use: (db: Database
     throw new Error(
       `Cannot open the ${options.label} database "${options.path}": ${
         error instanceof Error ? error.message : String(error)
-      }`,
+      }${whyNotWritable(dirname(options.path))}`,
       { cause: error },
     );
+  }
+}
+
+/**
+ * Why SQLite cannot write in `folder` (it only says "unable to open database
+ * file"): `: the folder "…" is not writable: EROFS: read-only file system, …`,
+ * or `""` when it is writable.
+ */
+function whyNotWritable(folder: string): string {
+  try {
+    accessSync(folder, constants.W_OK);
+    return "";
+  } catch (error) {
+    return `: the folder "${folder}" is not writable: ${
+      error instanceof Error ? error.message : String(error)
+    }`;
   }
 }
 
