@@ -25,6 +25,7 @@ import { ErrorCode } from "./protocol/errors.ts";
 export class BuiltinPeer implements Peer {
   readonly kind = "builtin" as const;
   readonly backlog = 0;
+  readonly overloaded = false;
   readonly handlers = new Map<string, FunctionHandler>();
   readonly providers = new Map<string, TriggerTypeProvider>();
   #engine: Engine;

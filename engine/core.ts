@@ -245,6 +245,28 @@ export class Engine {
     return id;
   }
 
+  /**
+   * A call its target cannot take (a worker not reading its socket) goes to
+   * the replica with the fewest calls in flight among those that can, if
+   * any. Only on that rare path: routing itself never looks at backlogs.
+   */
+  reroute(call: OutgoingCall, fromWorkerId: string): boolean {
+    const inv = this.invocations.get(call.invocationId);
+    if (!inv || inv.target !== fromWorkerId) return false;
+    let best: WorkerConn | undefined;
+    let bestLoad = Infinity;
+    for (const replica of this.functions.replicas(inv.functionId)) {
+      const worker = replica.owner === fromWorkerId ? undefined : this.workers.get(replica.owner);
+      if (!worker || worker.peer.overloaded) continue;
+      const load = this.invocations.inFlight(worker.id);
+      if (load < bestLoad) [best, bestLoad] = [worker, load];
+    }
+    if (!best) return false;
+    this.invocations.retarget(inv, best.id);
+    best.peer.invoke(call);
+    return true;
+  }
+
   /** The outcome of a call, from the worker that ran it. Results from anyone else are dropped. */
   settle(invocationId: string, fromWorkerId: string, outcome: Outcome): boolean {
     const inv = this.invocations.take(invocationId, fromWorkerId);

@@ -134,6 +134,19 @@ export class Invocations {
     return this.#pending.get(id);
   }
 
+  /** Moves a call in flight to another worker (its deadline stays). */
+  retarget(inv: Invocation, target: string): void {
+    const set = this.#byTarget.get(inv.target);
+    if (set) {
+      set.delete(inv);
+      if (set.size === 0) this.#byTarget.delete(inv.target);
+    }
+    inv.target = target;
+    let next = this.#byTarget.get(target);
+    if (!next) this.#byTarget.set(target, next = new Set());
+    next.add(inv);
+  }
+
   /** How many calls `target` is running. */
   inFlight(target: string): number {
     return this.#byTarget.get(target)?.size ?? 0;

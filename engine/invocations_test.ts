@@ -80,3 +80,16 @@ Deno.test("Invocations keeps per-target counts and forgets a call once taken", (
   for (const id of invocations.ids()) invocations.take(id);
   assert.equal(invocations.size, 0);
 });
+
+Deno.test("Invocations.retarget() moves a call to another worker: its count and its result go there", () => {
+  const invocations = new Invocations();
+  const c = call("c", 1000, "w1");
+  invocations.add(c);
+  invocations.retarget(c, "w2");
+  assert.equal(invocations.inFlight("w1"), 0);
+  assert.equal(invocations.inFlight("w2"), 1);
+  assert.deepEqual(invocations.ofTarget("w2"), ["c"]);
+  assert.equal(invocations.take("c", "w1"), undefined, "the old target's result is not taken");
+  assert.equal(invocations.take("c", "w2")?.id, "c");
+  assert.equal(invocations.size, 0);
+});

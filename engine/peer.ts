@@ -36,4 +36,6 @@ export interface Peer {
   close(code: number, reason: string): void;
   /** Bytes queued for this peer and not yet written, when known. */
   readonly backlog: number;
+  /** True while the peer takes no calls because it is not reading what was sent to it. */
+  readonly overloaded: boolean;
 }

@@ -69,6 +69,10 @@ export class WebSocketSession implements Peer {
     return this.#socket.bufferedAmount;
   }
 
+  get overloaded(): boolean {
+    return this.#socket.bufferedAmount > this.#options.maxBacklogBytes;
+  }
+
   receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
     const limit = this.#options.maxFrameBytes;
     let text: string;
@@ -271,14 +275,17 @@ export class WebSocketSession implements Peer {
 
   invoke(call: OutgoingCall): void {
     if (this.#socket.bufferedAmount > this.#options.maxBacklogBytes) {
-      // The worker is not reading: fail fast instead of buffering without bound.
+      // The worker is not reading: another replica takes the call, or it fails fast instead of
+      // buffering without bound.
+      if (this.#engine.reroute(call, this.conn.id)) return;
+      const queued = this.#socket.bufferedAmount;
       queueMicrotask(() =>
         this.#engine.settle(call.invocationId, this.conn.id, {
           ok: false,
           error: {
             code: ErrorCode.Overloaded,
             message:
-              `Worker "${this.conn.name}" is not reading its socket: ${this.#socket.bufferedAmount} bytes queued`,
+              `Cannot call ${call.functionId}: worker "${this.conn.name}" is not reading its socket (${queued} bytes queued) and no other replica can take the call`,
           },
         })
       );
