@@ -148,7 +148,8 @@ export class Engine {
     this.#registrations.left(workerId);
     const removed = this.functions.removeOwner(workerId);
     for (const id of this.invocations.ofTarget(workerId)) {
-      this.cancel(id, invocationStopped(`worker "${conn.name}" ${reason}`));
+      const fn = this.invocations.get(id)?.functionId ?? "";
+      this.cancel(id, invocationStopped(fn, `worker "${conn.name}" ${reason} before answering`));
     }
     for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
     for (const type of this.triggers.typesOf(workerId)) this.triggers.removeType(type.id, workerId);

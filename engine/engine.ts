@@ -173,7 +173,8 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
       }
       await drain(engine, options.shutdownGraceMs ?? 5000);
       for (const id of engine.invocations.ids()) {
-        engine.cancel(id, invocationStopped("engine shutting down"));
+        const fn = engine.invocations.get(id)?.functionId ?? "";
+        engine.cancel(id, invocationStopped(fn, "the engine is shutting down"));
       }
       await server.shutdown();
       for (const id of [...engine.workers.keys()]) engine.disconnect(id, "engine stopped");

@@ -145,7 +145,7 @@ export class WebSocketSession implements Peer {
         }
         if (!engine.settle(f.invocation_id, this.conn.id, outcome)) {
           this.#options.log.debug(
-            `Dropped a late or unknown result for invocation ${f.invocation_id}`,
+            `Dropped the result of ${f.function_id} from worker "${this.conn.name}" for invocation ${f.invocation_id}: no such call is in flight here (it timed out, was stopped, or went to another worker)`,
           );
         }
         return;
@@ -223,9 +223,12 @@ export class WebSocketSession implements Peer {
       return;
     }
     if (callerId === undefined || f.action?.type === "void") {
+      // No one waits for the outcome: a failure is logged, or it would go unnoticed.
       engine.invoke(req, (o) => {
-        if (!o.ok && o.error.code === ErrorCode.FunctionNotFound) {
-          this.#options.log.warn(`Fire-and-forget call from ${this.conn.name}: ${o.error.message}`);
+        if (!o.ok) {
+          this.#options.log.warn(
+            `Fire-and-forget call of ${functionId} from worker "${this.conn.name}" failed: ${o.error.code}: ${o.error.message}`,
+          );
         }
       });
       return;

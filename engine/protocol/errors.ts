@@ -27,10 +27,11 @@ export function functionNotFound(functionId: string): ErrorBody {
   return { code: ErrorCode.FunctionNotFound, message: `Function ${functionId} not found` };
 }
 
-export function invocationStopped(reason?: string): ErrorBody {
+/** `Invocation of <id> stopped: <reason>`: a call ended before its worker answered. */
+export function invocationStopped(functionId: string, reason: string): ErrorBody {
   return {
     code: ErrorCode.InvocationStopped,
-    message: reason ? `Invocation stopped: ${reason}` : "Invocation stopped",
+    message: `Invocation of ${functionId} stopped: ${reason}`,
   };
 }
 

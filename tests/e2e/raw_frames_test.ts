@@ -226,6 +226,10 @@ Deno.test("a worker that disconnects mid-call fails its calls with invocation_st
     await b.close();
     const r = await pending;
     assert.equal(r.error.code, "invocation_stopped");
+    assert.match(
+      r.error.message,
+      /^Invocation of slow::op stopped: worker "worker-[0-9a-f]{8}" disconnected before answering$/,
+    );
     assert.ok(Date.now() - started < 1000);
     const again = await a.call("slow::op", {});
     assert.equal(again.error.code, "function_not_found", "its functions are gone");
@@ -292,6 +296,31 @@ Deno.test("a void call is delivered and never answered", () =>
       a.frames.filter((f) => f.type === "invocationresult").length,
       1,
       "only the health call answered",
+    );
+    // No one hears of a void call's failure but the log.
+    const failed = new Promise((resolve) =>
+      b.serve("events::fail", () => {
+        resolve(true);
+        throw Object.assign(new Error("disk full"), { code: "NO_SPACE" });
+      })
+    );
+    await waitForFunctions(a, ["events::fail"]);
+    a.send({
+      type: "invokefunction",
+      function_id: "events::fail",
+      data: {},
+      action: { type: "void" },
+    });
+    await failed;
+    b.send({ type: "ping" });
+    await b.next((x) => x.type === "pong");
+    const logs = await a.call("engine::logs::list", { level: "warn", text: "Fire-and-forget" });
+    assert.deepEqual(
+      logs.result.logs.map((l: { message: string }) => l.message.replace(/"worker-\w+"/, "W")),
+      [
+        "Fire-and-forget call of missing::x from worker W failed: function_not_found: Function missing::x not found",
+        "Fire-and-forget call of events::fail from worker W failed: NO_SPACE: disk full",
+      ],
     );
     await a.close();
     await b.close();
