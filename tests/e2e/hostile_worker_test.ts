@@ -128,13 +128,18 @@ Deno.test("fuzzed frames from a hostile worker never crash the engine or disturb
   }
 });
 
-Deno.test("a replica that stops reading: its calls go to the other replica instead of failing with overloaded", async () => {
-  const engine = await startEngine({
+/** An engine whose per-worker backlog is small (2 MiB) and whose calls time out after 3 s. */
+function backloggedEngine() {
+  return startEngine({
     port: 0,
     shutdownGraceMs: 0,
     maxBacklogBytes: 2 * 1024 * 1024,
     invocationTimeoutMs: 3000,
   });
+}
+
+Deno.test("a replica that stops reading: its calls go to the other replica instead of failing with overloaded", async () => {
+  const engine = await backloggedEngine();
   const caller = await RawWorker.connect(engine.url);
   const stalled = await stalledWorker(engine.port, "img::resize");
   const good = await RawWorker.connect(engine.url);
@@ -212,12 +217,7 @@ async function stalledWorker(port: number, functionId: string): Promise<Deno.Tcp
 }
 
 Deno.test("a worker that stops reading: calls to it fail with overloaded, memory stays bounded, others are served", async () => {
-  const engine = await startEngine({
-    port: 0,
-    shutdownGraceMs: 0,
-    maxBacklogBytes: 2 * 1024 * 1024,
-    invocationTimeoutMs: 3000,
-  });
+  const engine = await backloggedEngine();
   const stalled = await stalledWorker(engine.port, "stuck::sink");
   const caller = await RawWorker.connect(engine.url);
   const good = await RawWorker.connect(engine.url);
