@@ -152,7 +152,7 @@ export class Engine {
       this.cancel(id, invocationStopped(fn, `worker "${conn.name}" ${reason} before answering`));
     }
     for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
-    for (const type of this.triggers.typesOf(workerId)) this.triggers.removeType(type.id, workerId);
+    for (const type of this.triggers.typesOf(workerId)) this.#dropTriggerType(conn, type.id);
     if (removed.length > 0) {
       // Built-in workers come and go with the engine itself: only workers' departures are news.
       if (conn.kind === "websocket") {
@@ -333,7 +333,19 @@ export class Engine {
   }
 
   unregisterTriggerType(conn: WorkerConn, id: string): void {
-    if (this.triggers.removeType(id, conn.id)) this.#emit({ type: "triggers_changed" });
+    if (this.#dropTriggerType(conn, id)) this.#emit({ type: "triggers_changed" });
+  }
+
+  /** Removes trigger type `id` of `conn`; its triggers wait for a new provider, and the log says so. */
+  #dropTriggerType(conn: WorkerConn, id: string): boolean {
+    if (!this.triggers.removeType(id, conn.id)) return false;
+    const waiting = this.triggers.ofType(id).length;
+    if (waiting > 0 && conn.kind === "websocket") {
+      this.log.warn(
+        `Trigger type "${id}" is gone with its provider "${conn.name}": ${waiting} trigger(s) of it wait for a worker that provides it`,
+      );
+    }
+    return true;
   }
 
   registerTrigger(

@@ -404,6 +404,47 @@ Deno.test("custom trigger types: registrations reach the provider and a refusal 
     await provider.close();
   }));
 
+Deno.test("a trigger type's provider leaving: its triggers wait, and the log says how many", () =>
+  withEngine(async (url) => {
+    const provider = await RawWorker.connect(url);
+    const user = await RawWorker.connect(url);
+    provider.send({ type: "registertriggertype", id: "cron", description: "every N seconds" });
+    for (const id of ["t1", "t2"]) {
+      const asked = provider.next((f) => f.type === "registertrigger" && f.id === id);
+      user.send({
+        type: "registertrigger",
+        id,
+        trigger_type: "cron",
+        function_id: "jobs::tick",
+        config: {},
+      });
+      await asked;
+      provider.send({
+        type: "triggerregistrationresult",
+        id,
+        trigger_type: "cron",
+        function_id: "jobs::tick",
+      });
+    }
+    await provider.close();
+    const statuses = async () =>
+      (await user.call("engine::registered-triggers::list", {})).result.registered_triggers
+        .map((t: { status: string }) => t.status);
+    const deadline = Date.now() + 5000;
+    while ((await statuses()).some((s: string) => s !== "pending")) {
+      assert.ok(Date.now() < deadline, "the triggers did not go back to pending");
+    }
+    const { logs } = (await user.call("engine::logs::list", { level: "warn" })).result;
+    assert.ok(
+      logs.some((l: { message: string }) =>
+        /^Trigger type "cron" is gone with its provider "[^"]+": 2 trigger\(s\) of it wait for a worker that provides it$/
+          .test(l.message)
+      ),
+      JSON.stringify(logs),
+    );
+    await user.close();
+  }));
+
 Deno.test("a trigger removed while its provider is still answering is unregistered with the provider", () =>
   withEngine(async (url) => {
     const provider = await RawWorker.connect(url);
