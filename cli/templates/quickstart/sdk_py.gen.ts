@@ -16,10 +16,11 @@ import py11 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
 import py12 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
 import py13 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
 import py14 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
-import py15 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
-import py16 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
-import py17 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
-import py18 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
+import py15 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
+import py16 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
+import py17 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
+import py18 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
+import py19 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
 
 /** The Python SDK's files by name, written to `<worker>/engine_sdk/<name>`. */
 export const PYTHON_SDK: Readonly<Record<string, string>> = {
@@ -38,8 +39,9 @@ export const PYTHON_SDK: Readonly<Record<string, string>> = {
   "logger.py": py12,
   "metadata.py": py13,
   "options.py": py14,
-  "registry.py": py15,
-  "session.py": py16,
-  "websocket.py": py17,
-  "worker.py": py18,
+  "providers.py": py15,
+  "registry.py": py16,
+  "session.py": py17,
+  "websocket.py": py18,
+  "worker.py": py19,
 };

@@ -21,7 +21,8 @@ from .errors import EngineError
 from .frames import TriggerAction
 from .logger import Logger
 from .options import DEFAULT_ENGINE_URL, InitOptions
-from .worker import FunctionRef, Trigger, Worker, register_worker
+from .providers import TriggerConfig
+from .worker import FunctionRef, Trigger, TriggerTypeRef, Worker, register_worker
 
 __all__ = [
     "DEFAULT_ENGINE_URL",
@@ -33,6 +34,8 @@ __all__ = [
     "TraceParent",
     "Trigger",
     "TriggerAction",
+    "TriggerConfig",
+    "TriggerTypeRef",
     "Worker",
     "__version__",
     "current_scope",

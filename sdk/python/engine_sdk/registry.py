@@ -1,12 +1,16 @@
-"""What this worker has registered: functions and triggers, replayed on every
-(re)connect. Thread-safe: user threads add entries, the event loop reads them."""
+"""What this worker has registered: trigger types, functions and triggers,
+replayed on every (re)connect. Thread-safe: user threads add entries, the event
+loop reads them."""
 
 from __future__ import annotations
 
 import inspect
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .providers import ProvidedType
 
 
 @dataclass(frozen=True)
@@ -37,12 +41,13 @@ def make_entry(function_id: str, handler: Callable[..., Any], description: str |
         function_id,
         handler,
         description,
-        _is_async(handler),
+        is_async(handler),
         _positional_arity(handler) >= 2,
     )
 
 
-def _is_async(handler: Callable[..., Any]) -> bool:
+def is_async(handler: Callable[..., Any]) -> bool:
+    """Whether calling ``handler`` returns a coroutine (an ``async`` function or ``__call__``)."""
     if inspect.iscoroutinefunction(handler):
         return True
     call = getattr(handler, "__call__", None)  # noqa: B004 - objects with an async __call__
@@ -65,10 +70,11 @@ def _positional_arity(handler: Callable[..., Any]) -> int:
 
 
 class Registry:
-    """Functions by id and trigger frames by trigger id, in registration order."""
+    """Trigger types and functions by id and trigger frames by trigger id, in registration order."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._types: dict[str, ProvidedType] = {}
         self._functions: dict[str, FunctionEntry] = {}
         self._triggers: dict[str, dict[str, Any]] = {}
 
@@ -108,3 +114,28 @@ class Registry:
         """A snapshot of all trigger frames."""
         with self._lock:
             return list(self._triggers.values())
+
+    def add_trigger_type(self, provided: ProvidedType) -> None:
+        """Adds a provided trigger type; raises ``ValueError`` when its id is already provided here."""
+        with self._lock:
+            if provided.id in self._types:
+                raise ValueError(f'Cannot register trigger type "{provided.id}": already registered on this worker')
+            self._types[provided.id] = provided
+
+    def remove_trigger_type(self, provided: ProvidedType) -> bool:
+        """Removes ``provided`` (not a later type of the same id); False when it was not registered."""
+        with self._lock:
+            if self._types.get(provided.id) is not provided:
+                return False
+            del self._types[provided.id]
+            return True
+
+    def trigger_type(self, type_id: str) -> ProvidedType | None:
+        """The provided trigger type ``type_id``, if any."""
+        with self._lock:
+            return self._types.get(type_id)
+
+    def trigger_types(self) -> list[ProvidedType]:
+        """A snapshot of all provided trigger types."""
+        with self._lock:
+            return list(self._types.values())

@@ -15,9 +15,12 @@ from .context import InvocationScope
 from .dispatch import NOT_FOUND, error_body, result_frame, run_handler
 from .errors import EngineError
 from .options import InitOptions, upgrade_headers
+from .providers import ProvidedType, Provider
 from .registry import Registry
 
 log = logging.getLogger("engine_sdk")
+
+RELEASE_AT_SHUTDOWN_S = 2.0
 
 
 class Session:
@@ -42,6 +45,8 @@ class Session:
         self.worker_id: str | None = None
         self.reattach_token: str | None = None
         self._replayed: set[tuple[str, str]] = set()
+        self._provider = Provider(registry, executor)
+        self._opened = 0  # counts opens: an answer decided on an earlier connection is not sent
         self._url = url
         self.conn = Connection(
             url, upgrade_headers(options), options, self._on_open, self._on_message, on_close=self._on_close
@@ -72,6 +77,12 @@ class Session:
         """Sends ``frame`` now, or on the next open if disconnected."""
         if not self._closed:
             self.conn.send(frame, queue=True)
+
+    def drop_trigger_type(self, provided: ProvidedType) -> None:
+        """Tells the engine this worker no longer provides ``provided``, and lets go of its triggers."""
+        self.send_registration({"type": "unregistertriggertype", "id": provided.id, "description": provided.description})
+        if not self._closed:
+            self._spawn(self._provider.release(provided.id))
 
     async def call(
         self,
@@ -109,7 +120,11 @@ class Session:
     def _on_open(self) -> None:
         if self.worker_id is not None:
             self.conn.send(frames.reattach(self.worker_id, self.reattach_token))
+        self._opened += 1
         self._replayed = set()
+        for provided in self._registry.trigger_types():
+            self.conn.send(provided.frame())
+            self._replayed.add(("registertriggertype", provided.id))
         for entry in self._registry.functions():
             self.conn.send(entry.frame())
             self._replayed.add(("registerfunction", entry.id))
@@ -120,6 +135,10 @@ class Session:
         self.conn.send(frames.invoke(None, "engine::workers::register", self._metadata, frames.VOID, None, None))
 
     def _on_close(self, code: int, reason: str) -> None:
+        # The engine forgets the triggers of this worker's trigger types with the connection and
+        # hands them over again once the types are replayed: let go of them until then.
+        if not self._closed:
+            self._spawn(self._provider.release())
         # Calls sent on the closed connection can get no result: fail them now
         # rather than at their time-out.
         why = f"{code}: {reason}" if reason else str(code)
@@ -135,6 +154,11 @@ class Session:
         """Fails outstanding calls, stops running handlers and closes the socket."""
         self._closed = True
         self._calls.fail_all(EngineError("shutdown", "Worker is shutting down"))
+        # Triggers being served stop with the worker (their timers, threads, ...).
+        try:
+            await asyncio.wait_for(self._provider.release(), RELEASE_AT_SHUTDOWN_S)
+        except asyncio.TimeoutError:
+            log.warning("unregister_trigger handlers did not finish within %ss of shutdown", RELEASE_AT_SHUTDOWN_S)
         for task in list(self._tasks):
             task.cancel()
         await self.conn.stop()
@@ -149,6 +173,10 @@ class Session:
             self._calls.settle(frame)
         elif kind == "invokefunction":
             self._spawn(self._invoke(frame))
+        elif kind == "registertrigger" and isinstance(frame.get("id"), str):
+            self._spawn(self._answer_trigger(frame, self._opened))
+        elif kind == "unregistertrigger" and isinstance(frame.get("id"), str):
+            self._spawn(self._provider.unregister(frame))
         elif kind == "workerregistered":
             worker_id = frame.get("worker_id")
             token = frame.get("reattach_token")
@@ -173,6 +201,11 @@ class Session:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _answer_trigger(self, frame: dict[str, Any], opened: int) -> None:
+        answer = await self._provider.register(frame)
+        if opened == self._opened:  # the engine that asked is still there
+            self.conn.send(answer)
 
     async def _invoke(self, frame: dict[str, Any]) -> None:
         function_id = frame.get("function_id")

@@ -22,6 +22,7 @@ from .errors import EngineError
 from .ids import check_function_id, check_target_id
 from .metadata import worker_metadata
 from .options import InitOptions, resolve_name, resolve_url, to_options
+from .providers import make_provided_type
 from .registry import Registry, make_entry
 from .session import Session
 
@@ -48,6 +49,14 @@ class FunctionRef:
 @dataclass(frozen=True)
 class Trigger:
     """A registered trigger. ``unregister()`` unbinds it."""
+
+    id: str
+    unregister: Callable[[], None]
+
+
+@dataclass(frozen=True)
+class TriggerTypeRef:
+    """A trigger type this worker provides. ``unregister()`` stops providing it."""
 
     id: str
     unregister: Callable[[], None]
@@ -179,6 +188,59 @@ class Worker:
                 self._post(self._session.send_queued, frames.unregister_trigger(removed))
 
         return Trigger(frame["id"], unregister)
+
+    def register_trigger_type(self, trigger_type: Mapping[str, Any], handler: Any) -> TriggerTypeRef:
+        """Provides a trigger type ``{"id", "description"}``: the engine hands this
+        worker every trigger bound to it, and the worker fires them by calling
+        :meth:`trigger` (or :meth:`trigger_async`) with the trigger's ``function_id``.
+
+        ``handler`` has two methods (sync, run in the thread pool, or ``async``),
+        each taking a :class:`~engine_sdk.TriggerConfig` (``id``, ``type``,
+        ``function_id``, ``config``, ``metadata``): ``register_trigger(trigger)``
+        starts serving a trigger, and raising an exception there refuses it (the
+        worker that registered the trigger gets the error, code
+        ``trigger_registration_failed`` or the exception's ``code``);
+        ``unregister_trigger(trigger)`` stops serving it. A dict with those two
+        keys works too.
+
+        Raises ``ValueError`` for an invalid or duplicate type id and ``TypeError``
+        for a handler without the two methods.
+
+        Example::
+
+            import threading
+
+            timers = {}
+
+            class Ticker:
+                def register_trigger(self, trigger):
+                    every = trigger.config.get("every_s")
+                    if not isinstance(every, (int, float)) or every <= 0:
+                        raise ValueError(f'"every_s" must be a positive number, got {every!r}')
+                    stop = timers[trigger.id] = threading.Event()
+
+                    def tick():
+                        while not stop.wait(every):
+                            worker.trigger({"function_id": trigger.function_id, "payload": {},
+                                            "action": TriggerAction.void()})
+
+                    threading.Thread(target=tick, daemon=True).start()
+
+                def unregister_trigger(self, trigger):
+                    timers.pop(trigger.id).set()
+
+            worker.register_trigger_type({"id": "ticker", "description": "Fires every N seconds"}, Ticker())
+        """
+        provided = make_provided_type(trigger_type, handler)
+        self._ensure_running(f'Cannot register trigger type "{provided.id}"')
+        self._registry.add_trigger_type(provided)
+        self._post(self._session.send_registration, provided.frame())
+
+        def unregister() -> None:
+            if self._registry.remove_trigger_type(provided) and self.running:
+                self._post(self._session.drop_trigger_type, provided)
+
+        return TriggerTypeRef(provided.id, unregister)
 
     # Calls -------------------------------------------------------------------
 
