@@ -115,6 +115,13 @@ async function waitForSignal(
 ): Promise<number> {
   const signal = await stopSignal();
   io.out(`Received ${signal}: shutting down`);
+  // Built-in workers first: engine-http lets the requests in progress finish while the workers
+  // that answer them still run. Then the local workers, then the engine.
+  for (const name of engine.builtinNames().reverse()) {
+    await engine.stopBuiltin(name).catch((e) =>
+      io.err(`Error: stopping worker "${name}" failed: ${(e as Error).message}`)
+    );
+  }
   await supervision.stop();
   await engine.stop();
   io.out("Engine stopped");

@@ -46,6 +46,11 @@ export const httpWorker: BuiltinWorker<HttpConfig> = {
   start: startHttpWorker,
 };
 
+/** How long a stop waits for requests in progress: 5 s, or `default_timeout` if shorter. */
+function stopGraceMs(config: HttpConfig): number {
+  return Math.min(config.default_timeout, 5000);
+}
+
 /** Starts serving; resolves once the listener is bound. */
 export function startHttpWorker(
   api: EngineApi,
@@ -86,8 +91,17 @@ export function startHttpWorker(
   return Promise.resolve({
     async stop() {
       unregisterType();
+      // New connections are refused at once; requests in progress may finish within the grace
+      // period (their workers are still there when the engine shuts down), the rest end with 503.
+      const drained = server.shutdown();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        drained,
+        new Promise((resolve) => timer = setTimeout(resolve, stopGraceMs(config))),
+      ]);
+      clearTimeout(timer);
       stopping.abort(new DOMException("The HTTP worker is stopping", "AbortError"));
-      await server.shutdown();
+      await drained;
     },
     describe: () => ({
       host: config.host,
