@@ -221,8 +221,11 @@ class Worker:
 
                     def tick():
                         while not stop.wait(every):
-                            worker.trigger({"function_id": trigger.function_id, "payload": {},
-                                            "action": TriggerAction.void()})
+                            try:
+                                worker.trigger({"function_id": trigger.function_id, "payload": {},
+                                                "action": TriggerAction.void()})
+                            except EngineError:  # shutting down
+                                return
 
                     threading.Thread(target=tick, daemon=True).start()
 
