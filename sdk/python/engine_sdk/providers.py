@@ -169,6 +169,13 @@ class Provider:
             }
             return answer
         self._held[trigger.id] = (provided, trigger)
+        if self._registry.trigger_type(trigger.type) is not provided:
+            # The type was unregistered while register_trigger ran: undo it.
+            await self._release(trigger.id)
+            answer["error"] = {
+                "code": "trigger_type_not_found",
+                "message": f'{where}: trigger type "{trigger.type}" was unregistered meanwhile',
+            }
         return answer
 
     async def _release(self, trigger_id: str, type_id: str | None = None) -> None:

@@ -161,6 +161,30 @@ class TriggerTypeTest(support.WorkerTestCase):
         self.assertEqual(peer.next_of("triggerregistrationresult"), accepted("t-S"))
         self.assertEqual([order.get(timeout=WAIT), order.get(timeout=WAIT)], ["register done", "unregister"])
 
+    def test_a_trigger_accepted_after_its_type_was_unregistered_is_let_go(self) -> None:
+        release = threading.Event()
+        order: queue.Queue[str] = queue.Queue()
+
+        class Slow:
+            def register_trigger(self, trigger: TriggerConfig) -> None:
+                order.put("register started")
+                release.wait(WAIT)
+
+            def unregister_trigger(self, trigger: TriggerConfig) -> None:
+                order.put("unregister")
+
+        _, peer, _, ref = self.provide(Slow())
+        peer.send(bind("t-S", {}))
+        self.assertEqual(order.get(timeout=WAIT), "register started")
+        ref.unregister()
+        self.assertEqual(peer.next_of("unregistertriggertype")["id"], "ticker")
+        release.set()
+        self.assertEqual(peer.next_of("triggerregistrationresult")["error"], {
+            "code": "trigger_type_not_found",
+            "message": 'Cannot register trigger "t-S" (ticker) for "demo::tick": trigger type "ticker" was unregistered meanwhile',
+        })
+        self.assertEqual(order.get(timeout=WAIT), "unregister")
+
     def test_types_are_replayed_first_on_reconnect_and_their_triggers_let_go_until_handed_back(self) -> None:
         engine = self.start_engine()
         worker = self.start_worker(engine.url)
