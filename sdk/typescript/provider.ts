@@ -16,7 +16,15 @@ interface ProvidedType {
 }
 
 /**
- * Trigger types provided by one worker.
+ * Trigger types provided by one worker. The engine hands a provider each
+ * trigger of its types (`registertrigger`) and takes it back
+ * (`unregistertrigger`); the handler starts and stops whatever fires it.
+ * Operations on one trigger run in order (an unregister never overtakes its
+ * register); the same trigger handed over again unchanged is not registered
+ * twice; and every accepted trigger is handed back to the handler when the
+ * engine forgets it without saying so: the connection drops (the engine
+ * hands the triggers over again after the reconnect), the type is
+ * unregistered, or the worker shuts down.
  *
  * @example
  * ```ts
@@ -28,6 +36,8 @@ interface ProvidedType {
  */
 export class TriggerTypeProviders {
   #types = new Map<string, ProvidedType>();
+  /** The last operation on each trigger, so the next one waits for it. */
+  #chains = new Map<string, Promise<unknown>>();
 
   /** Adds a type and returns its `registertriggertype` frame. */
   add(type: { id: string; description: string }, handler: TriggerTypeHandler): Frame {
@@ -44,9 +54,18 @@ export class TriggerTypeProviders {
     return frame;
   }
 
-  /** Removes a type; returns false if it was not there. */
+  /** Removes a type, handing its triggers back to its handler; false if it was not there. */
   delete(id: string): boolean {
-    return this.#types.delete(id);
+    const provided = this.#types.get(id);
+    if (!provided) return false;
+    this.#types.delete(id);
+    void this.#releaseAll(provided, id);
+    return true;
+  }
+
+  /** Hands every accepted trigger back to its handler (the engine has forgotten them). */
+  async release(): Promise<void> {
+    await Promise.all([...this.#types].map(([id, provided]) => this.#releaseAll(provided, id)));
   }
 
   /** The `registertriggertype` frames to replay on (re)connect. */
@@ -55,48 +74,96 @@ export class TriggerTypeProviders {
   }
 
   /** Handles an E→W `registertrigger`; resolves with the `triggerregistrationresult` to send. */
-  async register(msg: Record<string, unknown>): Promise<Frame> {
+  register(msg: Record<string, unknown>): Promise<Frame> {
     const id = String(msg.id);
+    const typeId = String(msg.trigger_type);
     const base: Frame = {
       type: "triggerregistrationresult",
       id,
       trigger_type: msg.trigger_type,
       function_id: msg.function_id,
     };
-    const provided = this.#types.get(String(msg.trigger_type));
-    if (!provided) {
-      return {
-        ...base,
-        error: { code: "trigger_type_not_found", message: "Trigger type not found" },
-      };
-    }
     const binding: TriggerConfig = {
       id,
       function_id: String(msg.function_id),
       config: msg.config,
       ...(msg.metadata === undefined ? {} : { metadata: msg.metadata }),
     };
-    try {
-      await provided.handler.registerTrigger(binding);
-      provided.bindings.set(id, binding);
-      return base;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      return { ...base, error: { code: "trigger_registration_failed", message } };
-    }
+    return this.#inOrder(id, async () => {
+      const provided = this.#types.get(typeId);
+      if (!provided) {
+        return {
+          ...base,
+          error: { code: "trigger_type_not_found", message: `Trigger type "${typeId}" not found` },
+        };
+      }
+      const held = provided.bindings.get(id);
+      if (held && sameBinding(held, binding)) return base; // handed over again: already running
+      if (held) await this.#unregister(provided, typeId, held);
+      try {
+        await provided.handler.registerTrigger(binding);
+        provided.bindings.set(id, binding);
+        return base;
+      } catch (err) {
+        const detail = err instanceof Error ? err.message : String(err);
+        const code = (err as { code?: unknown })?.code;
+        return {
+          ...base,
+          error: {
+            code: typeof code === "string" && code !== "" ? code : "trigger_registration_failed",
+            message:
+              `Cannot register trigger "${id}" (${typeId}) for "${binding.function_id}": ${detail}`,
+          },
+        };
+      }
+    });
   }
 
-  /** Handles an E→W `unregistertrigger` (no answer is sent). */
-  async unregister(msg: Record<string, unknown>): Promise<void> {
-    const provided = this.#types.get(String(msg.trigger_type));
-    if (!provided) return;
+  /** Handles an E→W `unregistertrigger` (no answer is sent); only an accepted trigger is undone. */
+  unregister(msg: Record<string, unknown>): Promise<void> {
     const id = String(msg.id);
-    const binding = provided.bindings.get(id) ?? { id, function_id: "", config: undefined };
-    provided.bindings.delete(id);
+    const typeId = String(msg.trigger_type);
+    return this.#inOrder(id, async () => {
+      const provided = this.#types.get(typeId);
+      const binding = provided?.bindings.get(id);
+      if (provided && binding) await this.#unregister(provided, typeId, binding);
+    });
+  }
+
+  #releaseAll(provided: ProvidedType, typeId: string): Promise<unknown> {
+    return Promise.all(
+      [...provided.bindings.values()].map((binding) =>
+        this.#inOrder(binding.id, async () => {
+          if (provided.bindings.get(binding.id) === binding) {
+            await this.#unregister(provided, typeId, binding);
+          }
+        })
+      ),
+    );
+  }
+
+  async #unregister(provided: ProvidedType, typeId: string, binding: TriggerConfig): Promise<void> {
+    provided.bindings.delete(binding.id);
     try {
       await provided.handler.unregisterTrigger(binding);
     } catch (err) {
-      console.error(`[engine-sdk] unregisterTrigger failed for "${id}" (${msg.trigger_type})`, err);
+      console.error(`[engine-sdk] unregisterTrigger failed for "${binding.id}" (${typeId})`, err);
     }
   }
+
+  /** Runs `op` after the operations already queued for trigger `id`. */
+  #inOrder<T>(id: string, op: () => Promise<T>): Promise<T> {
+    const run = (this.#chains.get(id) ?? Promise.resolve()).then(op, op);
+    const settled = run.catch(() => {});
+    this.#chains.set(id, settled);
+    void settled.then(() => {
+      if (this.#chains.get(id) === settled) this.#chains.delete(id);
+    });
+    return run;
+  }
+}
+
+function sameBinding(a: TriggerConfig, b: TriggerConfig): boolean {
+  return a.function_id === b.function_id && JSON.stringify(a.config) === JSON.stringify(b.config) &&
+    JSON.stringify(a.metadata) === JSON.stringify(b.metadata);
 }

@@ -369,6 +369,7 @@ export class Worker {
     }
     this.#outbox.take();
     this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5000)
+      .then(() => this.#types.release()) // the provided triggers stop firing
       .then(() => this.#conn.stop(1000, "shutdown"));
     return this.#shutdown;
   }
@@ -415,6 +416,9 @@ export class Worker {
    * `invocation_stopped` instead of running into their time-out.
    */
   #onClose(code: number, reason: string): void {
+    // The engine forgot the triggers it had handed to this worker's trigger types; it hands them
+    // over again after the reconnect, so they are undone now rather than registered twice.
+    void this.#types.release();
     const why = reason ? `${code}: ${reason}` : `${code}`;
     this.#calls.rejectSent(
       "invocation_stopped",

@@ -161,7 +161,7 @@ Deno.test("a provided trigger type answers the engine's registertrigger and unre
     });
     assert.deepEqual((await result("t-B")).error, {
       code: "trigger_registration_failed",
-      message: "every must be positive",
+      message: 'Cannot register trigger "t-B" (ticker) for "demo::a": every must be positive',
     });
 
     conn.send({
@@ -173,7 +173,7 @@ Deno.test("a provided trigger type answers the engine's registertrigger and unre
     });
     assert.deepEqual((await result("t-C")).error, {
       code: "trigger_type_not_found",
-      message: "Trigger type not found",
+      message: 'Trigger type "nope" not found',
     });
 
     conn.send({ type: "unregistertrigger", id: "t-A", trigger_type: "ticker" });
@@ -184,4 +184,61 @@ Deno.test("a provided trigger type answers the engine's registertrigger and unre
       'unregister t-A demo::a {"every":5}',
     ]);
   });
+});
+
+Deno.test("a provided trigger type: one registration per trigger, undone when the engine forgets it", async () => {
+  const engine = new ScriptedEngine();
+  const worker = registerWorker(engine.url, FAST);
+  const seen: string[] = [];
+  const ref = worker.registerTriggerType({ id: "ticker", description: "ticks" }, {
+    async registerTrigger(t) {
+      await new Promise((resolve) => setTimeout(resolve, 20)); // slow: an unregister must wait
+      seen.push(`register ${t.id}`);
+    },
+    unregisterTrigger(t) {
+      seen.push(`unregister ${t.id}`);
+    },
+  });
+  const handOver = (conn: Awaited<ReturnType<typeof engine.connection>>, id: string) => {
+    conn.send({
+      type: "registertrigger",
+      id,
+      trigger_type: "ticker",
+      function_id: "demo::a",
+      config: { every: 1 },
+    });
+    return conn.waitFor((f) => f.type === "triggerregistrationresult" && f.id === id);
+  };
+  try {
+    const first = await engine.connection(0);
+    await first.waitType("registertriggertype");
+    // An unregister right behind its register waits for it; an unknown id is not handed to the handler.
+    const accepted = handOver(first, "t-1");
+    first.send({ type: "unregistertrigger", id: "t-1", trigger_type: "ticker" });
+    first.send({ type: "unregistertrigger", id: "t-never", trigger_type: "ticker" });
+    assert.equal((await accepted).error, undefined);
+    assert.equal((await handOver(first, "t-2")).error, undefined);
+    assert.equal(
+      (await handOver(first, "t-2")).error,
+      undefined,
+      "the same trigger again: accepted",
+    );
+    assert.deepEqual(seen, ["register t-1", "unregister t-1", "register t-2"]);
+
+    // The connection drops: the engine forgot t-2, so it is undone, then handed over again once.
+    first.close(1012, "restart");
+    const second = await engine.connection(1);
+    await second.waitType("registertriggertype");
+    assert.equal((await handOver(second, "t-2")).error, undefined);
+    assert.deepEqual(seen.slice(3), ["unregister t-2", "register t-2"]);
+
+    // Unregistering the type hands its triggers back too.
+    ref.unregister();
+    await second.waitType("unregistertriggertype");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(seen.slice(5), ["unregister t-2"]);
+  } finally {
+    await worker.shutdown();
+    await engine.close();
+  }
 });

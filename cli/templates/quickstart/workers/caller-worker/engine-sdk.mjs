@@ -1411,6 +1411,8 @@ async function runInvocation(msg, handler, worker) {
 // sdk/typescript/provider.ts
 var TriggerTypeProviders = class {
   #types = /* @__PURE__ */ new Map();
+  /** The last operation on each trigger, so the next one waits for it. */
+  #chains = /* @__PURE__ */ new Map();
   /** Adds a type and returns its `registertriggertype` frame. */
   add(type, handler) {
     if (typeof type?.id !== "string" || type.id === "") {
@@ -1429,9 +1431,19 @@ var TriggerTypeProviders = class {
     });
     return frame;
   }
-  /** Removes a type; returns false if it was not there. */
+  /** Removes a type, handing its triggers back to its handler; false if it was not there. */
   delete(id) {
-    return this.#types.delete(id);
+    const provided = this.#types.get(id);
+    if (!provided) return false;
+    this.#types.delete(id);
+    void this.#releaseAll(provided, id);
+    return true;
+  }
+  /** Hands every accepted trigger back to its handler (the engine has forgotten them). */
+  async release() {
+    await Promise.all([
+      ...this.#types
+    ].map(([id, provided]) => this.#releaseAll(provided, id)));
   }
   /** The `registertriggertype` frames to replay on (re)connect. */
   frames() {
@@ -1440,24 +1452,15 @@ var TriggerTypeProviders = class {
     ].map((t) => t.frame);
   }
   /** Handles an E→W `registertrigger`; resolves with the `triggerregistrationresult` to send. */
-  async register(msg) {
+  register(msg) {
     const id = String(msg.id);
+    const typeId = String(msg.trigger_type);
     const base = {
       type: "triggerregistrationresult",
       id,
       trigger_type: msg.trigger_type,
       function_id: msg.function_id
     };
-    const provided = this.#types.get(String(msg.trigger_type));
-    if (!provided) {
-      return {
-        ...base,
-        error: {
-          code: "trigger_type_not_found",
-          message: "Trigger type not found"
-        }
-      };
-    }
     const binding = {
       id,
       function_id: String(msg.function_id),
@@ -1466,39 +1469,79 @@ var TriggerTypeProviders = class {
         metadata: msg.metadata
       }
     };
-    try {
-      await provided.handler.registerTrigger(binding);
-      provided.bindings.set(id, binding);
-      return base;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      return {
-        ...base,
-        error: {
-          code: "trigger_registration_failed",
-          message
-        }
-      };
-    }
+    return this.#inOrder(id, async () => {
+      const provided = this.#types.get(typeId);
+      if (!provided) {
+        return {
+          ...base,
+          error: {
+            code: "trigger_type_not_found",
+            message: `Trigger type "${typeId}" not found`
+          }
+        };
+      }
+      const held = provided.bindings.get(id);
+      if (held && sameBinding(held, binding)) return base;
+      if (held) await this.#unregister(provided, typeId, held);
+      try {
+        await provided.handler.registerTrigger(binding);
+        provided.bindings.set(id, binding);
+        return base;
+      } catch (err) {
+        const detail = err instanceof Error ? err.message : String(err);
+        const code = err?.code;
+        return {
+          ...base,
+          error: {
+            code: typeof code === "string" && code !== "" ? code : "trigger_registration_failed",
+            message: `Cannot register trigger "${id}" (${typeId}) for "${binding.function_id}": ${detail}`
+          }
+        };
+      }
+    });
   }
-  /** Handles an E→W `unregistertrigger` (no answer is sent). */
-  async unregister(msg) {
-    const provided = this.#types.get(String(msg.trigger_type));
-    if (!provided) return;
+  /** Handles an E→W `unregistertrigger` (no answer is sent); only an accepted trigger is undone. */
+  unregister(msg) {
     const id = String(msg.id);
-    const binding = provided.bindings.get(id) ?? {
-      id,
-      function_id: "",
-      config: void 0
-    };
-    provided.bindings.delete(id);
+    const typeId = String(msg.trigger_type);
+    return this.#inOrder(id, async () => {
+      const provided = this.#types.get(typeId);
+      const binding = provided?.bindings.get(id);
+      if (provided && binding) await this.#unregister(provided, typeId, binding);
+    });
+  }
+  #releaseAll(provided, typeId) {
+    return Promise.all([
+      ...provided.bindings.values()
+    ].map((binding) => this.#inOrder(binding.id, async () => {
+      if (provided.bindings.get(binding.id) === binding) {
+        await this.#unregister(provided, typeId, binding);
+      }
+    })));
+  }
+  async #unregister(provided, typeId, binding) {
+    provided.bindings.delete(binding.id);
     try {
       await provided.handler.unregisterTrigger(binding);
     } catch (err) {
-      console.error(`[engine-sdk] unregisterTrigger failed for "${id}" (${msg.trigger_type})`, err);
+      console.error(`[engine-sdk] unregisterTrigger failed for "${binding.id}" (${typeId})`, err);
     }
   }
+  /** Runs `op` after the operations already queued for trigger `id`. */
+  #inOrder(id, op) {
+    const run = (this.#chains.get(id) ?? Promise.resolve()).then(op, op);
+    const settled = run.catch(() => {
+    });
+    this.#chains.set(id, settled);
+    void settled.then(() => {
+      if (this.#chains.get(id) === settled) this.#chains.delete(id);
+    });
+    return run;
+  }
 };
+function sameBinding(a, b) {
+  return a.function_id === b.function_id && JSON.stringify(a.config) === JSON.stringify(b.config) && JSON.stringify(a.metadata) === JSON.stringify(b.metadata);
+}
 
 // sdk/typescript/worker.ts
 var DEFAULT_ENGINE_URL = "ws://localhost:49134";
@@ -1795,7 +1838,7 @@ var Worker = class {
       waiter.reject(new EngineError("shutdown", "Worker is shutting down"));
     }
     this.#outbox.take();
-    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5e3).then(() => this.#conn.stop(1e3, "shutdown"));
+    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5e3).then(() => this.#types.release()).then(() => this.#conn.stop(1e3, "shutdown"));
     return this.#shutdown;
   }
   async #drain(timeoutMs) {
@@ -1843,6 +1886,7 @@ var Worker = class {
    * `invocation_stopped` instead of running into their time-out.
    */
   #onClose(code, reason) {
+    void this.#types.release();
     const why = reason ? `${code}: ${reason}` : `${code}`;
     this.#calls.rejectSent("invocation_stopped", (id) => `Invocation stopped: the connection to the engine at ${this.url} closed (code ${why}) before "${id}" answered; it may have run`);
   }
