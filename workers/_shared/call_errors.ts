@@ -7,6 +7,7 @@
  */
 
 import { CallError, type Logger } from "../../engine/api.ts";
+import type { StoreLocation } from "./store_config.ts";
 
 /**
  * `Invalid input for state::set: "scope" must be a non-empty string`, with
@@ -19,8 +20,9 @@ export function invalidInput(fn: string, problem: string, code = "INVALID_ARGUME
 /**
  * Runs one store call of a function. A failure that is not already a
  * `CallError` (a full disk, Redis gone) becomes one with `code` and the
- * message `Cannot <action>: <detail>`, and is logged at error level with the
- * code as a field.
+ * message `Cannot <action>: <detail>`, followed by where the data lives when
+ * the detail does not say (`(SQLite database "/data/state.db")`), and is
+ * logged at error level with the code as a field.
  */
 export type StoreGuard = <T>(
   code: string,
@@ -28,14 +30,18 @@ export type StoreGuard = <T>(
   call: () => T | Promise<T>,
 ) => Promise<T>;
 
-/** A {@link StoreGuard} logging to `log`. */
-export function storeGuard(log: Logger): StoreGuard {
+/** A {@link StoreGuard} logging to `log`; `location` is where the store keeps its data. */
+export function storeGuard(log: Logger, location: StoreLocation = {}): StoreGuard {
   return async (code, action, call) => {
     try {
       return await call();
     } catch (error) {
       if (error instanceof CallError) throw error;
-      const message = `Cannot ${action}: ${error instanceof Error ? error.message : String(error)}`;
+      const detail = error instanceof Error ? error.message : String(error);
+      const where = location.path !== undefined && !detail.includes(location.path)
+        ? ` (SQLite database "${location.path}")`
+        : "";
+      const message = `Cannot ${action}: ${detail}${where}`;
       log.error(message, { code });
       throw new CallError({ code, message });
     }

@@ -57,3 +57,25 @@ Deno.test("storeGuard() lets a CallError through as it is, without logging it", 
   );
   assert.deepEqual(errors, []);
 });
+
+Deno.test("storeGuard() names the SQLite database a failure happened in, unless the detail does", async () => {
+  const { log } = recordingLog();
+  const guard = storeGuard(log, { path: "/data/state.db" });
+  const cases: [string, string][] = [
+    ["database or disk is full", 'database or disk is full (SQLite database "/data/state.db")'],
+    ['cannot open "/data/state.db"', 'cannot open "/data/state.db"'],
+  ];
+  for (const [detail, expected] of cases) {
+    await assert.rejects(
+      guard("SET_ERROR", "write", () => Promise.reject(new Error(detail))),
+      { message: `Cannot write: ${expected}` },
+    );
+  }
+  // A store without a file (memory, Redis) adds nothing.
+  await assert.rejects(
+    storeGuard(log, { url: "redis://127.0.0.1:6379" })("SET_ERROR", "write", () => {
+      throw new Error("Redis at redis://127.0.0.1:6379 is unreachable");
+    }),
+    { message: "Cannot write: Redis at redis://127.0.0.1:6379 is unreachable" },
+  );
+});

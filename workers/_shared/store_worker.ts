@@ -8,7 +8,12 @@
  */
 
 import type { EngineApi, RunningWorker } from "../../engine/api.ts";
-import { type OpenStoreOptions, type StoreConfig, storeLocation } from "./store_config.ts";
+import {
+  type OpenStoreOptions,
+  type StoreConfig,
+  type StoreLocation,
+  storeLocation,
+} from "./store_config.ts";
 
 /** What a worker set up over its store. */
 export interface StoreWorkerParts {
@@ -26,8 +31,11 @@ export interface StoreWorkerOptions<S> {
   config: StoreConfig;
   /** Opens the store `config` chooses (the worker's `adapters/open.ts`). */
   open(options: OpenStoreOptions): Promise<S>;
-  /** Registers the worker's functions (and the like) over the store; when it throws, the store is closed. */
-  setup(store: S): StoreWorkerParts | Promise<StoreWorkerParts>;
+  /**
+   * Registers the worker's functions (and the like) over the store, given where it keeps its data;
+   * when it throws, the store is closed.
+   */
+  setup(store: S, location: StoreLocation): StoreWorkerParts | Promise<StoreWorkerParts>;
 }
 
 /**
@@ -43,7 +51,7 @@ export async function startStoreWorker<S extends { close(): unknown }>(
   const location = storeLocation(config, api.baseDir);
   let parts: StoreWorkerParts;
   try {
-    parts = await options.setup(store);
+    parts = await options.setup(store, location);
   } catch (error) {
     await store.close();
     throw error;

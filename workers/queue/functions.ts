@@ -9,6 +9,7 @@
 import { CallError, type Logger } from "../../engine/api.ts";
 import { storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
+import type { StoreLocation } from "../_shared/store_config.ts";
 import { overBytes } from "../_shared/utf8.ts";
 import type { DeadLetter, QueueStore } from "./adapters/store.ts";
 import type { Clock } from "./clock.ts";
@@ -41,13 +42,15 @@ export interface QueueFunctionsOptions {
   counters: Counters;
   clock: Clock;
   log: Logger;
+  /** Where the store keeps its data, named in its failures. */
+  location?: StoreLocation;
 }
 
 /** The `engine::queue::*` functions by id. */
 export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, WorkerFunction> {
   const { config, store, dispatcher, counters, clock } = o;
   // Every store failure answers with the one code QUEUE_STORE_ERROR.
-  const storeCall = storeGuard(o.log);
+  const storeCall = storeGuard(o.log, o.location);
   const guard = <T>(action: string, call: () => T | Promise<T>) =>
     storeCall("QUEUE_STORE_ERROR", action, call);
   const F = QUEUE_FUNCTIONS;

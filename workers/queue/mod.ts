@@ -61,7 +61,7 @@ export async function startQueueWorker(
     label: "Queue",
     config,
     open: (openOptions) => openStore(config, openOptions),
-    setup: async (store) => {
+    setup: async (store, location) => {
       const counters = new Counters();
       const dispatcher = new Dispatcher({
         store,
@@ -80,7 +80,15 @@ export async function startQueueWorker(
       const stored = await store.queues();
       const unregister = registerFunctions(
         api,
-        createQueueFunctions({ config, store, dispatcher, counters, clock, log: api.log }),
+        createQueueFunctions({
+          config,
+          store,
+          dispatcher,
+          counters,
+          clock,
+          log: api.log,
+          location,
+        }),
       );
       dispatcher.start(new Set([...Object.keys(config.queues), ...stored]));
       return {

@@ -8,6 +8,7 @@
 import type { Logger } from "../../engine/api.ts";
 import { invalidInput, storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
+import type { StoreLocation } from "../_shared/store_config.ts";
 import type { StateStore } from "./adapters/store.ts";
 import { readScope, readTarget, readValue } from "./input.ts";
 import type { StateEvent } from "./triggers.ts";
@@ -19,6 +20,8 @@ export interface StateFunctionsOptions {
   /** Called after each successful change; must return at once. */
   onChange(event: StateEvent): void;
   log: Logger;
+  /** Where the store keeps its data, named in its failures. */
+  location?: StoreLocation;
 }
 
 /** The `state::*` functions by id. */
@@ -27,7 +30,7 @@ export function createStateFunctions(
 ): Record<string, WorkerFunction> {
   const { store, onChange } = options;
   // Each function fails with its own code (GET_ERROR, SET_ERROR, …), as the reference does.
-  const guard = storeGuard(options.log);
+  const guard = storeGuard(options.log, options.location);
 
   return {
     "state::get": {

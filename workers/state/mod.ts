@@ -41,7 +41,7 @@ async function startStateWorker(api: EngineApi, given: StateConfig): Promise<Run
     label: "State",
     config,
     open: (options) => openStore(config, options),
-    setup: (store) => {
+    setup: (store, location) => {
       const triggers = new StateTriggers(api);
       const unregisterType = api.registerTriggerType(
         "state",
@@ -50,6 +50,7 @@ async function startStateWorker(api: EngineApi, given: StateConfig): Promise<Run
       );
       const functions = createStateFunctions({
         store,
+        location,
         log: api.log,
         onChange: (event) => triggers.fire(event),
       });
