@@ -11,13 +11,30 @@
 /** What a secret's value is replaced by. */
 export const REDACTED = "[redacted]";
 
-/** Keys whose values are always redacted, compared without regard to case. */
+/**
+ * Keys whose values are always redacted, compared without regard to case:
+ * credential headers, and the names secrets usually go by in a worker's log
+ * data (`logger.info("login", { user, password })`).
+ */
 export const SECRET_KEYS: readonly string[] = [
   "authorization",
   "proxy-authorization",
   "cookie",
   "set-cookie",
   "x-api-key",
+  "x-auth-token",
+  "api-key",
+  "api_key",
+  "apikey",
+  "password",
+  "passwd",
+  "secret",
+  "client_secret",
+  "private_key",
+  "token",
+  "access_token",
+  "refresh_token",
+  "id_token",
 ];
 
 const MAX_DEPTH = 32;

@@ -19,6 +19,16 @@ Deno.test("redactor() replaces values under secret keys, at any depth and in any
       "accept",
       "*/*",
     ]]],
+    [{ user: "ann", password: "hunter2", Token: "t", refresh_token: "r", "X-Auth-Token": "x" }, {
+      user: "ann",
+      password: REDACTED,
+      Token: REDACTED,
+      refresh_token: REDACTED,
+      "X-Auth-Token": REDACTED,
+    }],
+    [{ db: { secret: "s", api_key: "k", client_secret: "c" } }, {
+      db: { secret: REDACTED, api_key: REDACTED, client_secret: REDACTED },
+    }],
     ["authorization", "authorization"],
     [null, null],
     [42, 42],
