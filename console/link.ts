@@ -123,6 +123,14 @@ export async function remoteLink(url: string, options: RemoteOptions): Promise<E
   return {
     engineUrl: url,
     async call(functionId, payload, timeoutMs = DEFAULT_TIMEOUT_MS) {
+      // While the engine is away the SDK would hold the call until its time-out
+      // (30 s of "Loading…" on every page); a reader is better told at once.
+      if (!worker.isConnected) {
+        throw new LinkError(
+          "unreachable",
+          `Not connected to the engine at ${url}: it is stopped or restarting (reconnecting)`,
+        );
+      }
       try {
         return await worker.trigger({ function_id: functionId, payload, timeoutMs });
       } catch (e) {

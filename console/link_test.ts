@@ -90,3 +90,45 @@ Deno.test("consoleWorker runs the console inside the engine and stops with it", 
     await engine.stop();
   }
 });
+
+Deno.test("remoteLink() fails a call at once while the engine is away, and recovers", async () => {
+  const port = freePort("127.0.0.1");
+  let engine = await startEngine({ port, shutdownGraceMs: 100 });
+  const link = await remoteLink(engine.url, { name: "c-away", namespace: "c-away" });
+  try {
+    await engine.stop();
+    // Short calls until the link has seen the connection drop.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const code = await link.call("engine::health::check", {}, 300).then(
+        () => "ok",
+        (e) => (e as LinkError).code,
+      );
+      if (code === "unreachable") break;
+      assert.ok(Date.now() < deadline, `the link never noticed the engine stopped (${code})`);
+    }
+    // Without the check this call would wait out its 20 s and fail with TIMEOUT.
+    await assert.rejects(
+      link.call("engine::health::check", {}, 20_000),
+      (e) =>
+        e instanceof LinkError && e.code === "unreachable" &&
+        e.message === `Not connected to the engine at ${engine.url}: it is stopped or ` +
+            "restarting (reconnecting)",
+    );
+    engine = await startEngine({ port, shutdownGraceMs: 100 });
+    // Reconnecting takes a back-off step or two; calls answer again after it.
+    const back = Date.now() + 10_000;
+    for (;;) {
+      const r = await link.call("engine::health::check", {}, 2000).catch((e) => e as LinkError);
+      if (!(r instanceof LinkError)) {
+        assert.equal((r as { status: string }).status, "ok");
+        break;
+      }
+      assert.ok(Date.now() < back, `no answer after the engine came back: ${r.message}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await link.close();
+    await engine.stop();
+  }
+});
