@@ -115,13 +115,20 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
 
   api.post("/http", async (c) => {
     const body = await jsonBody(c);
-    if (!body || typeof body.path !== "string" || !body.path.startsWith("/")) {
+    if (!body || typeof body.path !== "string") {
       return badRequest(c, 'Expected a JSON body {"method", "path": "/…", "headers"?, "body"?}');
     }
+    if (!body.path.startsWith("/")) {
+      return badRequest(c, `The path must start with "/": got ${JSON.stringify(body.path)}`);
+    }
+    // A header the request cannot carry is refused, not dropped with the others.
+    const headers = body.headers ?? {};
+    const bad = headersProblem(headers);
+    if (bad) return badRequest(c, `The headers must be an object of strings: ${bad}`);
     const result = await sendHttpRequest(link, {
       method: typeof body.method === "string" ? body.method.toUpperCase() : "GET",
       path: body.path,
-      headers: isStringRecord(body.headers) ? body.headers : {},
+      headers: headers as Record<string, string>,
       ...(typeof body.body === "string" ? { body: body.body } : {}),
     });
     return c.json(result);
@@ -182,7 +189,15 @@ function badRequest(c: Context, message: string) {
   return c.json({ error: { code: "invalid_request", message } }, 400);
 }
 
-function isStringRecord(v: unknown): v is Record<string, string> {
-  return v !== null && typeof v === "object" && !Array.isArray(v) &&
-    Object.values(v).every((x) => typeof x === "string");
+/** Why `v` is not an object of string header values, or undefined when it is. */
+function headersProblem(v: unknown): string | undefined {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    return `got ${JSON.stringify(v)}`;
+  }
+  for (const [name, value] of Object.entries(v)) {
+    if (typeof value !== "string") {
+      return `"${name}" is ${value === null ? "null" : `a ${typeof value}`}`;
+    }
+  }
+  return undefined;
 }

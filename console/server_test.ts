@@ -173,9 +173,24 @@ Deno.test("POST /api/http sends the request to engine-http; the trace shows the 
     const { logs } = await (await h.app.request(`/api/logs?text=Handled%20hello`)).json();
     assert.equal(logs.length, 1);
 
-    const noPath = await h.app.request("/api/http", json({ method: "GET", path: "http://x" }));
-    assert.equal(noPath.status, 400);
-    await noPath.body?.cancel();
+    const refused = [
+      [{ method: "GET", path: "http://x" }, 'The path must start with "/": got "http://x"'],
+      [{ method: "GET" }, 'Expected a JSON body {"method", "path": "/…", "headers"?, "body"?}'],
+      // Before, one header that was not a string silently dropped all of them.
+      [
+        { method: "POST", path: "/hello", headers: { "content-type": "application/json", n: 5 } },
+        'The headers must be an object of strings: "n" is a number',
+      ],
+      [
+        { method: "GET", path: "/hello", headers: ["a"] },
+        'The headers must be an object of strings: got ["a"]',
+      ],
+    ] as const;
+    for (const [body, message] of refused) {
+      const r = await h.app.request("/api/http", json(body));
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.deepEqual(await r.json(), { error: { code: "invalid_request", message } });
+    }
   } finally {
     await h.stop();
   }

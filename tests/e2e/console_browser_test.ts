@@ -143,6 +143,14 @@ Deno.test({
         await result.filter({ hasText: "HTTP 201" }).waitFor();
         assert.match(await result.innerText(), /"price": 42/);
         await shot(page, "triggers");
+        // A header value that is not a string is refused, saying which (not dropped with the rest).
+        await page.locator('textarea[name="headers"]').fill('{"x-count": 5}');
+        await page.getByRole("button", { name: "Send request" }).click();
+        await page.locator(".result.error", { hasText: '"x-count" is a number' }).waitFor();
+        await page.locator('textarea[name="headers"]').fill("{bad");
+        await page.getByRole("button", { name: "Send request" }).click();
+        await page.locator(".result.error", { hasText: "The headers field is not valid JSON" })
+          .waitFor();
       });
 
       await t.step("Logs shows a worker's Logger line as it is written", async () => {

@@ -1,5 +1,5 @@
 // Triggers: every trigger by type with its config; HTTP triggers can be tried from a form.
-import { api, badge, duration, errorBox, fill, h, json, short } from "../ui.js";
+import { api, badge, duration, errorBox, fill, h, json, parseJson, short } from "../ui.js";
 
 export const title = "Triggers";
 
@@ -129,8 +129,7 @@ function tryRoute(root, route) {
   send.onclick = async () => {
     send.disabled = true;
     try {
-      let parsed = {};
-      if (headers.value.trim()) parsed = JSON.parse(headers.value);
+      const parsed = parseJson(headers.value, "The headers field") ?? {};
       const r = await api("/http", {
         method: "POST",
         body: { method: method.value, path: path.value, headers: parsed, body: body.value },
@@ -152,7 +151,7 @@ function tryRoute(root, route) {
             h("summary", { class: "small muted" }, "headers"),
             h("pre", {}, r.headers.map(([k, v]) => `${k}: ${v}`).join("\n")),
           ),
-          h("pre", {}, text),
+          text === "" ? h("div", { class: "muted small" }, "(empty body)") : h("pre", {}, text),
         ),
       );
     } catch (e) {
