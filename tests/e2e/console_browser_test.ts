@@ -207,6 +207,13 @@ Deno.test({
           note: "edited",
         });
         await page.locator('tr[data-key="ada"]', { hasText: '"edited"' }).waitFor();
+        // A long value without spaces wraps in its cell instead of widening the page.
+        await call("state::set", { scope: "carts", key: "token", value: "t".repeat(400) });
+        await page.locator('tr[data-key="token"]').waitFor();
+        const [scrollWidth, width] = await page.evaluate(
+          "[document.documentElement.scrollWidth, document.documentElement.clientWidth]",
+        ) as [number, number];
+        assert.ok(scrollWidth <= width, `the page is ${scrollWidth} px wide in ${width} px`);
         await shot(page, "state");
       });
 

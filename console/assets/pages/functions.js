@@ -100,7 +100,7 @@ export function mount(root) {
       panel,
       h(
         "div",
-        { class: "panel" },
+        { class: "panel sticky" },
         h("h2", { class: "mono", style: "margin-top: 0" }, f.function_id),
         f.description ? h("p", { class: "muted" }, f.description) : null,
         h("div", { class: "muted small" }, "Payload (JSON)"),
@@ -109,6 +109,8 @@ export function mount(root) {
         out,
       ),
     );
+    // Below the list in a narrow window: bring the form into view.
+    panel.scrollIntoView({ block: "nearest" });
   };
   const load = async () => {
     try {
