@@ -14,9 +14,10 @@
  * const worker = registerWorker(undefined, { worker_name: "math" }); // $ENGINE_URL or ws://localhost:49134
  * const logger = new Logger();
  *
- * worker.registerFunction("math::add", ({ a, b }: { a: number; b: number }) => {
- *   logger.info("Adding", { a, b });
- *   return { sum: a + b };
+ * // An HTTP trigger's function gets the request and answers {status_code, headers?, body}.
+ * worker.registerFunction("math::add", ({ body }: { body: { a: number; b: number } }) => {
+ *   logger.info("Adding", body);
+ *   return { status_code: 200, body: { sum: body.a + body.b } };
  * });
  * worker.registerTrigger({
  *   type: "http",

@@ -70,7 +70,10 @@ export function registerWorker(url?: string, options: WorkerOptions = {}): Worke
  * @example
  * ```ts
  * const worker = registerWorker("ws://127.0.0.1:49134", { worker_name: "orders" });
- * worker.registerFunction("orders::create", (order: { sku: string }) => ({ id: "o-1", ...order }));
+ * worker.registerFunction("orders::create", ({ body }: { body: { sku: string } }) => ({
+ *   status_code: 201,
+ *   body: { id: "o-1", ...body },
+ * }));
  * worker.registerTrigger({
  *   type: "http",
  *   function_id: "orders::create",

@@ -11,7 +11,7 @@ import { eventually, SDK_URL, writeLocalWorker } from "../support/local_worker.t
 const WORKER = `import { registerWorker } from ${JSON.stringify(SDK_URL)};
 const worker = registerWorker(Deno.env.get("ENGINE_URL"), { reconnect: { initialDelayMs: 100, maxDelayMs: 500 } });
 worker.registerFunction("fault::hang", () => new Promise(() => {}));
-worker.registerFunction("fault::who", () => ({ who: "supervised", pid: Deno.pid }));
+worker.registerFunction("fault::who", () => ({ status_code: 200, body: { who: "supervised", pid: Deno.pid } }));
 worker.registerTrigger({ type: "http", function_id: "fault::who", config: { api_path: "/who", http_method: "GET" } });
 await worker.ready();
 console.log("ready");

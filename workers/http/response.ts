@@ -3,6 +3,8 @@
  * `response` of a middleware's `respond`) turned into an HTTP response.
  *
  * - `status_code`: an integer from 200 to 599; 200 when absent.
+ * - An object with none of the three fields (`{price: 5}`) is refused, not
+ *   sent as an empty 200: it was almost always meant as the body.
  * - `headers`: a map of name to string, or a list of `"Name: value"` lines
  *   (the reference's form, which can repeat a name such as `Set-Cookie`).
  * - `body`: sent as JSON (`application/json` unless the function set a
@@ -29,7 +31,19 @@ export function toHttpResponse(value: unknown): ResponseOutcome {
       `returned ${describe(value)} instead of a map with status_code, headers and body`,
     );
   }
-  const { status_code: status = 200, headers: rawHeaders, body } = value as Record<string, unknown>;
+  const fields = value as Record<string, unknown>;
+  if (!("status_code" in fields || "headers" in fields || "body" in fields)) {
+    // `return { price: 5 }`: meant as the body, it would be an empty 200.
+    const keys = Object.keys(fields);
+    if (keys.length > 0) {
+      return invalid(
+        `returned an object without status_code, headers or body (keys: ${
+          keys.slice(0, 5).join(", ")
+        }${keys.length > 5 ? ", …" : ""}): return {status_code: 200, body: <the object>}`,
+      );
+    }
+  }
+  const { status_code: status = 200, headers: rawHeaders, body } = fields;
   if (typeof status !== "number" || !Number.isInteger(status) || status < 200 || status > 599) {
     return invalid(
       `returned an invalid status_code ${describe(status)}: use an integer from 200 to 599`,

@@ -23,6 +23,7 @@ Deno.test("toHttpResponse() maps status_code, headers and body", async () => {
       "set-cookie": "a=1, b=2",
     }],
     [{ headers: { "x-n": 5 } }, 200, null, "", { "x-n": "5" }],
+    [{}, 200, null, ""],
   ];
   for (const [value, status, type, text, headers] of cases) {
     const outcome = toHttpResponse(value);
@@ -43,6 +44,11 @@ Deno.test("toHttpResponse() says what is wrong with an invalid response", () => 
     [null, "returned no response"],
     ["ok", 'returned the string "ok" instead of a map with status_code, headers and body'],
     [[1], "returned a list instead of a map with status_code, headers and body"],
+    [
+      { price: 5, sku: "a" },
+      "returned an object without status_code, headers or body (keys: price, sku): " +
+      "return {status_code: 200, body: <the object>}",
+    ],
     [
       { status_code: "201" },
       'returned an invalid status_code the string "201": use an integer from 200 to 599',
