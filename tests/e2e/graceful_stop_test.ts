@@ -4,8 +4,8 @@
  * workers that answer their requests still run).
  */
 import assert from "node:assert/strict";
-import { spawnEngine } from "../support/engine_process.ts";
-import { eventually, SDK_URL, writeLocalWorker } from "../support/local_worker.ts";
+import { startHttpEngine } from "../support/http_engine.ts";
+import { eventually, SDK_URL } from "../support/local_worker.ts";
 
 const WORKER = `import { registerWorker } from ${JSON.stringify(SDK_URL)};
 const worker = registerWorker(Deno.env.get("ENGINE_URL"));
@@ -21,20 +21,8 @@ await worker.ready();
 `;
 
 Deno.test("SIGTERM lets an HTTP request in progress finish, then the engine exits 0", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "engine-graceful-" });
-  await writeLocalWorker(`${dir}/slow`, {
-    name: "slow",
-    start: "deno run --allow-net --allow-env --allow-read main.ts",
-    files: { "main.ts": WORKER },
-  });
-  await Deno.writeTextFile(
-    `${dir}/engine-config.yaml`,
-    "port: 0\nconsole:\n  enabled: false\nworkers:\n  - name: engine-http\n    config:\n      port: 0\n  - name: slow\n    path: ./slow\n",
-  );
-  const engine = await spawnEngine({ config: `${dir}/engine-config.yaml`, cwd: dir });
+  const { dir, engine, base } = await startHttpEngine("slow", WORKER);
   try {
-    const httpLine = await engine.waitForLine(/Started worker engine-http .*"port":(\d+)/);
-    const base = `http://127.0.0.1:${/"port":(\d+)/.exec(httpLine)![1]}`;
     await eventually(
       async () => {
         const r = await fetch(`${base}/ready`).catch(() => undefined);

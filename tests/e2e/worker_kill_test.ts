@@ -4,9 +4,9 @@
  * calls, and the supervisor starts it again.
  */
 import assert from "node:assert/strict";
-import { spawnEngine } from "../support/engine_process.ts";
+import { startHttpEngine } from "../support/http_engine.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
-import { eventually, SDK_URL, writeLocalWorker } from "../support/local_worker.ts";
+import { eventually, SDK_URL } from "../support/local_worker.ts";
 
 const WORKER = `import { registerWorker } from ${JSON.stringify(SDK_URL)};
 const worker = registerWorker(Deno.env.get("ENGINE_URL"), { reconnect: { initialDelayMs: 100, maxDelayMs: 500 } });
@@ -26,19 +26,7 @@ interface Supervised {
 }
 
 Deno.test("a supervised worker killed mid-call: invocation_stopped within a second, routes gone, replica serves, worker restarted", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "engine-kill-" });
-  await writeLocalWorker(`${dir}/victim`, {
-    name: "victim",
-    start: "deno run --allow-net --allow-env --allow-read main.ts",
-    files: { "main.ts": WORKER },
-  });
-  await Deno.writeTextFile(
-    `${dir}/engine-config.yaml`,
-    "port: 0\nconsole:\n  enabled: false\nworkers:\n  - name: engine-http\n    config:\n      port: 0\n  - name: victim\n    path: ./victim\n",
-  );
-  const engine = await spawnEngine({ config: `${dir}/engine-config.yaml`, cwd: dir });
-  const httpLine = await engine.waitForLine(/Started worker engine-http .*"port":(\d+)/);
-  const base = `http://127.0.0.1:${/"port":(\d+)/.exec(httpLine)![1]}`;
+  const { engine, base } = await startHttpEngine("victim", WORKER);
   const caller = await RawWorker.connect(engine.url);
   const replica = await RawWorker.connect(engine.url);
   try {
