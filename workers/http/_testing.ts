@@ -17,27 +17,34 @@ export interface Recorded {
   level: LogEntry["level"];
   message: string;
   data?: unknown;
+  /** What a `child()` logger added (trace id, function, …). */
+  fields?: Record<string, unknown>;
 }
 
 export class MemoryLogger implements Logger {
   readonly entries: Recorded[];
-  constructor(entries: Recorded[] = []) {
+  readonly #fields: Record<string, unknown> | undefined;
+  constructor(entries: Recorded[] = [], fields?: Record<string, unknown>) {
     this.entries = entries;
+    this.#fields = fields;
+  }
+  #push(level: LogEntry["level"], message: string, data: unknown) {
+    this.entries.push({ level, message, data, ...(this.#fields ? { fields: this.#fields } : {}) });
   }
   debug(message: string, data?: unknown) {
-    this.entries.push({ level: "debug", message, data });
+    this.#push("debug", message, data);
   }
   info(message: string, data?: unknown) {
-    this.entries.push({ level: "info", message, data });
+    this.#push("info", message, data);
   }
   warn(message: string, data?: unknown) {
-    this.entries.push({ level: "warn", message, data });
+    this.#push("warn", message, data);
   }
   error(message: string, data?: unknown) {
-    this.entries.push({ level: "error", message, data });
+    this.#push("error", message, data);
   }
-  child(): Logger {
-    return new MemoryLogger(this.entries);
+  child(fields: Record<string, unknown>): Logger {
+    return new MemoryLogger(this.entries, { ...this.#fields, ...fields });
   }
 }
 

@@ -11,7 +11,7 @@ import { LinearRouter } from "hono/router/linear-router";
 import type { Logger, SpanRecord } from "../../engine/api.ts";
 import { requestAborted } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
-import { Code, errorReply, HttpError } from "./errors.ts";
+import { Code, errorReply, HttpError, tagTrace } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
@@ -95,6 +95,7 @@ export function createApp(options: AppOptions): Hono {
       }
     } catch (error) {
       record(options, facts, { error });
+      tagTrace(error, trace.traceId);
       throw error;
     } finally {
       scopes.close(scope);

@@ -198,7 +198,7 @@ Deno.test("app answers 422 when the condition fails, and runs nothing after it",
 });
 
 Deno.test("app answers a throwing middleware with 500 and an error_id that is in the log", async () => {
-  const { app, log } = testApp({
+  const { app, log, spans } = testApp({
     functions: {
       "mw::boom": () => {
         throw new CallError({ code: "invocation_failed", message: "boom", stacktrace: "at mw" });
@@ -223,6 +223,10 @@ Deno.test("app answers a throwing middleware with 500 and an error_id that is in
     function_id: "mw::boom",
     stacktrace: "at mw",
   });
+  // The entry names the function and the request's trace, so the console links the two.
+  assert.equal(logged?.fields?.function, "mw::boom");
+  assert.match(String(logged?.fields?.traceId), /^[0-9a-f]{32}$/);
+  assert.equal(logged?.fields?.traceId, spans[0]?.traceId, "the request's own trace");
 });
 
 Deno.test("app answers a middleware that hangs past middleware_timeout with 504", async () => {

@@ -49,6 +49,14 @@ export class HttpError extends Error {
   }
 }
 
+/** The trace of the request each error ended, so its log line links to the trace. */
+const traceOfError = new WeakMap<object, string>();
+
+/** Records that `error` ended a request of trace `traceId` (see {@link errorReply}). */
+export function tagTrace(error: unknown, traceId: string): void {
+  if (typeof error === "object" && error !== null) traceOfError.set(error, traceId);
+}
+
 /** Seconds a client is told to wait after a 503. */
 const RETRY_AFTER_SECONDS = "1";
 
@@ -63,7 +71,18 @@ export function errorReply(error: unknown, log: Logger, extraHeaders?: Headers):
   };
   if (status === 500) {
     body.error_id = newErrorId();
-    log.error(`HTTP request failed with error_id ${body.error_id}: ${code}: ${body.message}`, {
+    // The entry carries the request's trace and the function, so the console links them.
+    const traceId = typeof error === "object" && error !== null
+      ? traceOfError.get(error)
+      : undefined;
+    const fn = known?.detail?.function_id;
+    const entryLog = traceId !== undefined || typeof fn === "string"
+      ? log.child({
+        ...(traceId !== undefined ? { traceId } : {}),
+        ...(typeof fn === "string" ? { function: fn } : {}),
+      })
+      : log;
+    entryLog.error(`HTTP request failed with error_id ${body.error_id}: ${code}: ${body.message}`, {
       error_id: body.error_id,
       code,
       ...(known ? known.detail : { error: describeError(error) }),
