@@ -6,15 +6,16 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { Connection, DEFAULT_RECONNECT } from "./connection.ts";
-import { hostName, processId, readEnv, workerMetadata } from "./env.ts";
+import { Connection } from "./connection.ts";
+import { readEnv, workerMetadata } from "./env.ts";
 import { encodeInvoke, PendingCalls } from "./calls.ts";
-import { validateFunctionId } from "./function_id.ts";
 import { EngineError } from "./errors.ts";
 import { Outbox } from "./outbox.ts";
 import { type Frame, runInvocation } from "./invocation.ts";
 import { TriggerTypeProviders } from "./provider.ts";
+import { type Registered, Registrations } from "./registrations.ts";
 import { currentScope } from "./trace.ts";
+import { workerSettings } from "./worker_settings.ts";
 import type {
   FunctionHandler,
   FunctionOptions,
@@ -90,8 +91,7 @@ export class Worker {
 
   #conn: Connection;
   #invocationTimeoutMs: number;
-  #functions = new Map<string, { frame: Frame; handler: FunctionHandler }>();
-  #triggers = new Map<string, Frame>();
+  #registered = new Registrations();
   #types = new TriggerTypeProviders();
   #inflight = new Set<Promise<void>>();
   #outbox = new Outbox();
@@ -105,29 +105,11 @@ export class Worker {
 
   /** Use {@linkcode registerWorker}. */
   constructor(url: string, options: WorkerOptions = {}) {
-    const target = new URL(url);
-    if (target.protocol !== "ws:" && target.protocol !== "wss:") {
-      throw new TypeError(`Invalid engine URL "${url}": expected a ws:// or wss:// URL`);
-    }
+    const settings = workerSettings(url, options);
     this.url = url;
-    this.name = options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ??
-      `${hostName() ?? "worker"}:${processId()}`;
-    this.#invocationTimeoutMs = options.invocationTimeoutMs ?? 30_000;
-    const headers = { ...options.headers };
-    const token = options.token ?? readEnv("ENGINE_TOKEN");
-    if (token && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
-      headers["Authorization"] = `Bearer ${token}`;
-    }
-    this.#conn = new Connection({
-      url,
-      headers,
-      reconnect: { ...DEFAULT_RECONNECT, ...options.reconnect },
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 20_000,
-      idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-      maxMessageSize: options.maxMessageSize ?? 64 * 1024 * 1024,
-      tls: options.tls,
-    }, {
+    this.name = settings.name;
+    this.#invocationTimeoutMs = settings.invocationTimeoutMs;
+    this.#conn = new Connection(settings.connection, {
       open: () => this.#onOpen(),
       message: (text) => this.#onMessage(text),
       close: (code, reason) => this.#onClose(code, reason),
@@ -193,16 +175,8 @@ export class Worker {
     handler: FunctionHandler<TIn, TOut>,
     options: FunctionOptions = {},
   ): FunctionRef {
-    validateFunctionId(id);
-    if (typeof handler !== "function") {
-      throw new TypeError(`Handler of function "${id}" is not a function`);
-    }
-    if (this.#functions.has(id)) throw new Error(`Function id already registered: "${id}"`);
-    const defined = Object.entries(options).filter(([, v]) => v !== undefined);
-    const frame: Frame = { type: "registerfunction", ...Object.fromEntries(defined), id };
-    this.#functions.set(id, { frame, handler: handler as FunctionHandler });
-    this.#send(frame);
-    return this.#ref(id, () => this.#functions.delete(id), { type: "unregisterfunction", id });
+    const added = this.#registered.addFunction(id, handler as FunctionHandler, options);
+    return this.#ref(added, () => this.#registered.deleteFunction(id));
   }
 
   /**
@@ -222,26 +196,8 @@ export class Worker {
    * ```
    */
   registerTrigger(trigger: TriggerInput): TriggerRef {
-    if (typeof trigger?.type !== "string" || trigger.type === "") {
-      throw new TypeError("registerTrigger() needs a non-empty trigger type");
-    }
-    validateFunctionId(trigger.function_id);
-    const id = randomUUID();
-    const frame: Frame = {
-      type: "registertrigger",
-      id,
-      trigger_type: trigger.type,
-      function_id: trigger.function_id,
-      config: trigger.config ?? null,
-      ...(trigger.metadata === undefined ? {} : { metadata: trigger.metadata }),
-    };
-    this.#triggers.set(id, frame);
-    this.#send(frame);
-    return this.#ref(id, () => this.#triggers.delete(id), {
-      type: "unregistertrigger",
-      id,
-      trigger_type: trigger.type,
-    });
+    const added = this.#registered.addTrigger(trigger);
+    return this.#ref(added, () => this.#registered.deleteTrigger(added.id));
   }
 
   /**
@@ -270,16 +226,23 @@ export class Worker {
     handler: TriggerTypeHandler<C>,
   ): TriggerTypeRef {
     const frame = this.#types.add(type, handler as TriggerTypeHandler);
-    this.#send(frame);
-    return this.#ref(type.id, () => this.#types.delete(type.id), {
+    const unregisterFrame = {
       type: "unregistertriggertype",
       id: type.id,
       description: frame.description,
-    });
+    };
+    return this.#ref({ id: type.id, frame, unregisterFrame }, () => this.#types.delete(type.id));
   }
 
-  /** A registration's handle: `unregister()` forgets it locally and tells the engine, once. */
-  #ref(id: string, forget: () => void, unregisterFrame: Frame): { id: string; unregister(): void } {
+  /**
+   * Sends a registration and returns its handle: `unregister()` forgets it
+   * locally and tells the engine, once.
+   */
+  #ref(
+    { id, frame, unregisterFrame }: Registered,
+    forget: () => void,
+  ): { id: string; unregister(): void } {
+    this.#send(frame);
     let done = false;
     return {
       id,
@@ -396,8 +359,7 @@ export class Worker {
       });
     }
     for (const frame of this.#types.frames()) this.#send(frame);
-    for (const f of this.#functions.values()) this.#send(f.frame);
-    for (const frame of this.#triggers.values()) this.#send(frame);
+    for (const frame of this.#registered.frames()) this.#send(frame);
     for (const item of this.#outbox.take()) {
       // A call that timed out while waiting here is not sent.
       if (item.invocationId && !this.#calls.has(item.invocationId)) continue;
@@ -486,7 +448,7 @@ export class Worker {
       });
       return;
     }
-    const handler = this.#functions.get(String(msg.function_id))?.handler;
+    const handler = this.#registered.handler(String(msg.function_id));
     const run: Promise<void> = runInvocation(msg, handler, this).then((text) => {
       this.#inflight.delete(run);
       if (text !== undefined) this.#send(text);
