@@ -99,7 +99,11 @@ export class Invocations {
     }
     if (this.#pending.size === 0) {
       if (this.#timer !== undefined) Deno.unrefTimer(this.#timer);
-      for (const resolve of this.#emptyWaiters.splice(0)) resolve();
+      // Checked first: a call ending with none other in flight is the usual case, and it
+      // must not allocate.
+      if (this.#emptyWaiters.length > 0) {
+        for (const resolve of this.#emptyWaiters.splice(0)) resolve();
+      }
     }
     return inv;
   }
