@@ -7,6 +7,10 @@ export const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export interface Proc extends AsyncDisposable {
   child: Deno.ChildProcess;
   lines: string[];
+  /**
+   * The first line (printed already or to come) matching `re`; rejects after
+   * `timeoutMs` (30 s by default), or at once once the child has exited.
+   */
   waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Writes a line to the child's stdin (spawned with `stdin: true`). */
   writeLine(line: string): Promise<void>;
@@ -34,7 +38,11 @@ export function spawnCommand(
   }).spawn();
   const input = stdin ? child.stdin.getWriter() : undefined;
   const lines: string[] = [];
-  const waiters: { re: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
+  const waiters: {
+    re: RegExp;
+    resolve: (m: RegExpExecArray) => void;
+    reject: (e: Error) => void;
+  }[] = [];
   const pump = async (s: ReadableStream<Uint8Array>) => {
     let buf = "";
     for await (const chunk of s.pipeThrough(new TextDecoderStream())) {
@@ -55,6 +63,17 @@ export function spawnCommand(
     }
   };
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  /** Set once the child has exited and its output has ended: the error of a wait for `re`. */
+  let ended: ((re: RegExp) => Error) | undefined;
+  Promise.all([child.status, pumps]).then(([status]) => {
+    ended = (re) =>
+      new Error(
+        `No line matching ${re}: ${cmd} exited with code ${status.code}:\n${
+          lines.slice(-20).join("\n")
+        }`,
+      );
+    for (const w of waiters.splice(0)) w.reject(ended(w.re));
+  }, () => {/* a broken pipe: stop() reports it */});
   const stop = async () => {
     await input?.close().catch(() => {});
     try {
@@ -71,12 +90,22 @@ export function spawnCommand(
         const m = re.exec(l);
         if (m) return Promise.resolve(m);
       }
+      if (ended) return Promise.reject(ended(re));
       return new Promise((resolve, reject) => {
-        const t = setTimeout(
-          () => reject(new Error(`No line matching ${re}:\n${lines.slice(-20).join("\n")}`)),
-          timeoutMs,
-        );
-        waiters.push({ re, resolve: (m) => (clearTimeout(t), resolve(m)) });
+        const waiter = {
+          re,
+          resolve: (m: RegExpExecArray) => (clearTimeout(t), resolve(m)),
+          reject: (e: Error) => (clearTimeout(t), reject(e)),
+        };
+        const t = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          reject(
+            new Error(
+              `No line matching ${re} within ${timeoutMs} ms:\n${lines.slice(-20).join("\n")}`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.push(waiter);
       });
     },
     async writeLine(line) {

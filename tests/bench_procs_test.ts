@@ -33,6 +33,17 @@ Deno.test("readyOrStopped() stops the process when it does not become ready, and
   assert.equal((await proc.child.status).signal, "SIGTERM");
 });
 
+Deno.test("Proc.waitFor() fails at once when the process exits without printing the line", async () => {
+  const proc = spawn(["eval", 'console.log("starting"); Deno.exit(3);']);
+  // 60 s: an exit not noticed would run into the time-out, and its timer would fail the op sanitizer.
+  await assert.rejects(proc.waitFor(/never printed/, 60_000), {
+    message: /^No line matching \/never printed\/: .* exited with code 3:\nstarting$/,
+  });
+  await assert.rejects(proc.waitFor(/still not printed/, 60_000), /exited with code 3/);
+  assert.equal((await proc.waitFor(/^start(ing)$/))[1], "ing", "a printed line is still found");
+  await proc.stop();
+});
+
 Deno.test("readyOrStopped() leaves a ready process running", async () => {
   await using proc = spawn(IDLE);
   assert.equal((await readyOrStopped(proc, (p) => p.waitFor(/^(up)$/)))[1], "up");
