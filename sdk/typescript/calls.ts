@@ -96,13 +96,19 @@ export class PendingCalls {
 
   /**
    * Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`.
-   * Call {@linkcode PendingCalls.markSent} once the call is on the wire.
+   * `sent` says whether the call is already on the wire; a queued one is
+   * marked with {@linkcode PendingCalls.markSent} when it goes out.
    */
-  wait(invocationId: string, function_id: string, timeoutMs: number): Promise<unknown> {
+  wait(
+    invocationId: string,
+    function_id: string,
+    timeoutMs: number,
+    sent = false,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const deadline = Date.now() + timeoutMs;
       if (this.#pending.size === 0 && this.#timer !== undefined) setRef(this.#timer, true);
-      const pending = { function_id, resolve, reject, deadline, timeoutMs, sent: false };
+      const pending = { function_id, resolve, reject, deadline, timeoutMs, sent };
       this.#pending.set(invocationId, pending);
       if (deadline < this.#timerAt) this.#arm(deadline);
     });
@@ -113,10 +119,11 @@ export class PendingCalls {
     return this.#pending.has(invocationId);
   }
 
-  /** Notes that the call went out on the current connection. */
-  markSent(invocationId: string): void {
+  /** Notes that the call goes out on the current connection; false if it no longer waits. */
+  markSent(invocationId: string): boolean {
     const pending = this.#pending.get(invocationId);
     if (pending) pending.sent = true;
+    return pending !== undefined;
   }
 
   /**

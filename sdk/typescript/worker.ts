@@ -302,13 +302,10 @@ export class Worker {
       this.#sendOrQueue(text);
       return Promise.resolve(undefined as TOut);
     }
-    const result = this.#calls.wait(
-      invocationId,
-      function_id,
-      request.timeoutMs ?? this.#invocationTimeoutMs,
-    );
-    this.#sendOrQueue(text, invocationId);
-    return result as Promise<TOut>;
+    // Sent before wait(): its result can only arrive on a later turn of the event loop.
+    const sent = this.#sendOrQueue(text, invocationId);
+    const timeoutMs = request.timeoutMs ?? this.#invocationTimeoutMs;
+    return this.#calls.wait(invocationId, function_id, timeoutMs, sent) as Promise<TOut>;
   }
 
   /**
@@ -362,9 +359,8 @@ export class Worker {
     for (const frame of this.#registered.frames()) this.#send(frame);
     for (const item of this.#outbox.take()) {
       // A call that timed out while waiting here is not sent.
-      if (item.invocationId && !this.#calls.has(item.invocationId)) continue;
+      if (item.invocationId && !this.#calls.markSent(item.invocationId)) continue;
       this.#conn.send(item.text);
-      if (item.invocationId) this.#calls.markSent(item.invocationId);
     }
     this.#send({
       type: "invokefunction",
@@ -466,13 +462,13 @@ export class Worker {
     this.#conn.send(typeof frame === "string" ? frame : JSON.stringify(frame));
   }
 
-  /** Sends a `trigger()` call if connected, else queues it for the next connection (not after shutdown). */
-  #sendOrQueue(text: string, invocationId?: string): void {
-    if (this.#conn.send(text)) {
-      if (invocationId) this.#calls.markSent(invocationId);
-      return;
-    }
-    if (this.#shutdown) return;
-    this.#outbox.push({ text, invocationId });
+  /**
+   * Sends a `trigger()` call if connected, else queues it for the next
+   * connection (not after shutdown); true if it went out now.
+   */
+  #sendOrQueue(text: string, invocationId?: string): boolean {
+    if (this.#conn.send(text)) return true;
+    if (!this.#shutdown) this.#outbox.push({ text, invocationId });
+    return false;
   }
 }

@@ -1178,9 +1178,10 @@ var PendingCalls = class {
   #timerAt = Infinity;
   /**
    * Resolves with the call's result; rejects with `TIMEOUT` after `timeoutMs`.
-   * Call {@linkcode PendingCalls.markSent} once the call is on the wire.
+   * `sent` says whether the call is already on the wire; a queued one is
+   * marked with {@linkcode PendingCalls.markSent} when it goes out.
    */
-  wait(invocationId, function_id, timeoutMs) {
+  wait(invocationId, function_id, timeoutMs, sent = false) {
     return new Promise((resolve, reject) => {
       const deadline = Date.now() + timeoutMs;
       if (this.#pending.size === 0 && this.#timer !== void 0) setRef(this.#timer, true);
@@ -1190,7 +1191,7 @@ var PendingCalls = class {
         reject,
         deadline,
         timeoutMs,
-        sent: false
+        sent
       };
       this.#pending.set(invocationId, pending);
       if (deadline < this.#timerAt) this.#arm(deadline);
@@ -1200,10 +1201,11 @@ var PendingCalls = class {
   has(invocationId) {
     return this.#pending.has(invocationId);
   }
-  /** Notes that the call went out on the current connection. */
+  /** Notes that the call goes out on the current connection; false if it no longer waits. */
   markSent(invocationId) {
     const pending = this.#pending.get(invocationId);
     if (pending) pending.sent = true;
+    return pending !== void 0;
   }
   /**
    * Rejects the calls that went out on a connection that has closed: no
@@ -1872,9 +1874,9 @@ var Worker = class {
       this.#sendOrQueue(text);
       return Promise.resolve(void 0);
     }
-    const result = this.#calls.wait(invocationId, function_id, request.timeoutMs ?? this.#invocationTimeoutMs);
-    this.#sendOrQueue(text, invocationId);
-    return result;
+    const sent = this.#sendOrQueue(text, invocationId);
+    const timeoutMs = request.timeoutMs ?? this.#invocationTimeoutMs;
+    return this.#calls.wait(invocationId, function_id, timeoutMs, sent);
   }
   /**
    * Shuts the worker down: calls still waiting for a result reject with code
@@ -1926,9 +1928,8 @@ var Worker = class {
     for (const frame of this.#types.frames()) this.#send(frame);
     for (const frame of this.#registered.frames()) this.#send(frame);
     for (const item of this.#outbox.take()) {
-      if (item.invocationId && !this.#calls.has(item.invocationId)) continue;
+      if (item.invocationId && !this.#calls.markSent(item.invocationId)) continue;
       this.#conn.send(item.text);
-      if (item.invocationId) this.#calls.markSent(item.invocationId);
     }
     this.#send({
       type: "invokefunction",
@@ -2020,17 +2021,17 @@ var Worker = class {
   #send(frame) {
     this.#conn.send(typeof frame === "string" ? frame : JSON.stringify(frame));
   }
-  /** Sends a `trigger()` call if connected, else queues it for the next connection (not after shutdown). */
+  /**
+   * Sends a `trigger()` call if connected, else queues it for the next
+   * connection (not after shutdown); true if it went out now.
+   */
   #sendOrQueue(text, invocationId) {
-    if (this.#conn.send(text)) {
-      if (invocationId) this.#calls.markSent(invocationId);
-      return;
-    }
-    if (this.#shutdown) return;
-    this.#outbox.push({
+    if (this.#conn.send(text)) return true;
+    if (!this.#shutdown) this.#outbox.push({
       text,
       invocationId
     });
+    return false;
   }
 };
 
