@@ -3,6 +3,7 @@
  * POST through engine-http to a handler in a separate worker process.
  */
 import { spawn } from "./procs.ts";
+import type { EngineProc } from "./servers.ts";
 import { fmtMs, fmtRate, ratio } from "./stats.ts";
 
 interface Wrk {
@@ -80,9 +81,7 @@ export async function waitForRoute(url: string, timeoutMs = 15_000, status = 200
 export async function httpSection(
   { smoke, startEngine }: {
     smoke: boolean;
-    startEngine: (
-      extra: string,
-    ) => Promise<{ engine: ReturnType<typeof spawn>; url: string; dir: string }>;
+    startEngine: (extra: string) => Promise<EngineProc>;
   },
 ): Promise<{ markdown: string; checks: string[] }> {
   const secs = smoke ? 1 : 8;
@@ -101,10 +100,11 @@ export async function httpSection(
   try {
     const plain = procs.use(spawn(["run", "--allow-all", "bench/plain_http.ts"]));
     const plainUrl = `http://127.0.0.1:${(await plain.waitFor(/port=(\d+)/))[1]}/bench/echo`;
-    const { engine, url } = await startEngine(
-      "  - name: engine-http\n    config:\n      port: 0\n      host: 127.0.0.1\n",
+    const { engine, url } = procs.use(
+      await startEngine(
+        "  - name: engine-http\n    config:\n      port: 0\n      host: 127.0.0.1\n",
+      ),
     );
-    procs.use(engine);
     const httpPort = (await engine.waitFor(/Started worker engine-http .*"port":(\d+)/))[1];
     const engineUrl = `http://127.0.0.1:${httpPort}/bench/echo`;
     const worker = procs.use(

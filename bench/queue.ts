@@ -4,7 +4,8 @@
  * the resulting backlog, and enqueue-to-delivery latency. Baseline: a plain
  * routed call to the same function from the same process, same run.
  */
-import { run, type spawn } from "./procs.ts";
+import { run } from "./procs.ts";
+import type { EngineProc } from "./servers.ts";
 import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
 
 interface QueueResult {
@@ -29,12 +30,11 @@ const QUEUE_WORKER = [
 export async function queueSection(
   { smoke, startEngine }: {
     smoke: boolean;
-    startEngine: (
-      extra: string,
-    ) => Promise<{ engine: ReturnType<typeof spawn>; url: string; dir: string }>;
+    startEngine: (extra: string) => Promise<EngineProc>;
   },
 ): Promise<{ markdown: string; checks: string[] }> {
-  const { engine, url } = await startEngine(QUEUE_WORKER);
+  const started = await startEngine(QUEUE_WORKER);
+  const { engine, url } = started;
   try {
     await engine.waitFor(/Started worker engine-queue/);
     const text = await run(Deno.execPath(), ["run", "--allow-all", "bench/queue_client.ts", url], {
@@ -72,6 +72,6 @@ export async function queueSection(
     ];
     return { markdown, checks };
   } finally {
-    await engine.stop();
+    await started[Symbol.asyncDispose]();
   }
 }

@@ -7,7 +7,8 @@
  * numbers, carry the targets.
  */
 import { parseArgs } from "node:util";
-import { readyOrStopped, run, spawn } from "./procs.ts";
+import { run, spawn } from "./procs.ts";
+import { type EngineProc, startEngine as startEngineIn } from "./servers.ts";
 import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
 import { writeHeadAndSections } from "./sections.ts";
@@ -49,17 +50,12 @@ async function client(args: string[], env: Record<string, string> = {}): Promise
   return JSON.parse(text.trim().split("\n").pop()!);
 }
 
-export async function startEngine(extraConfig = "") {
-  const dir = await Deno.makeTempDir({ prefix: "engine-bench-" });
-  const config = `${dir}/engine-config.yaml`;
-  await Deno.writeTextFile(
-    config,
-    `host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\nworkers:\n  - name: engine-state\n    config:\n      adapter: sqlite\n      path: ${dir}/state.db\n${extraConfig}`,
-  );
-  const engine = spawn(["run", "--allow-all", "main.ts", "--config", config]);
-  const url =
-    (await readyOrStopped(engine, (e) => e.waitFor(/Engine listening on (ws:\/\/\S+)/)))[1]!;
-  return { engine, url, dir };
+/** The engine with engine-state (SQLite in its temp folder) and the workers of `extraConfig`. */
+function startEngine(extraConfig = ""): Promise<EngineProc> {
+  return startEngineIn({
+    workersYaml: (dir) =>
+      `  - name: engine-state\n    config:\n      adapter: sqlite\n      path: ${dir}/state.db\n${extraConfig}`,
+  });
 }
 
 /** The median p50 and the median p99 of several sequential runs. */
@@ -98,8 +94,7 @@ if (only.has("core") || only.has("state")) {
       ? procs.use(spawn(["run", "--allow-all", "bench/echo_server.ts"]))
       : undefined;
     const echoUrl = echo && `ws://127.0.0.1:${(await echo.waitFor(/port=(\d+)/))[1]}`;
-    const { engine, url } = await startEngine();
-    procs.use(engine);
+    const { url } = procs.use(await startEngine());
     const worker = procs.use(
       spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: url }),
     );

@@ -19,22 +19,23 @@ export interface EngineProc extends AsyncDisposable {
 
 /**
  * Starts the engine with `workersYaml` (a YAML list body under `workers:`,
- * empty for the bare core). `denoFlags` go before `main.ts` (e.g.
- * `--cpu-prof`).
+ * empty for the bare core; a function gets the engine's temp folder, e.g. for
+ * a SQLite file). `denoFlags` go before `main.ts` (e.g. `--cpu-prof`).
  */
 export async function startEngine(
   { workersYaml = "", denoFlags = [], env = {} }: {
-    workersYaml?: string;
+    workersYaml?: string | ((dir: string) => string);
     denoFlags?: string[];
     env?: Record<string, string>;
   } = {},
 ): Promise<EngineProc> {
   const dir = await Deno.makeTempDir({ prefix: "engine-bench-" });
   const config = `${dir}/engine-config.yaml`;
+  const workers = typeof workersYaml === "string" ? workersYaml : workersYaml(dir);
   await Deno.writeTextFile(
     config,
     `host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\nworkers:${
-      workersYaml ? `\n${workersYaml}` : " []\n"
+      workers ? `\n${workers}` : " []\n"
     }`,
   );
   const cleanup = () => Deno.remove(dir, { recursive: true });
