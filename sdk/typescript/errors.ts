@@ -104,8 +104,7 @@ export function isErrorBody(value: unknown): value is ErrorBody {
  */
 export function toErrorBody(thrown: unknown): ErrorBody {
   if (thrown instanceof Error) {
-    const own = (thrown as { code?: unknown }).code;
-    const code = typeof own === "string" && own !== "" ? own : "invocation_failed";
+    const code = ownCode(thrown, "invocation_failed");
     const remote = thrown instanceof EngineError ? thrown.stacktrace : undefined;
     const stacktrace = remote ?? thrown.stack;
     return stacktrace === undefined
@@ -118,13 +117,19 @@ export function toErrorBody(thrown: unknown): ErrorBody {
   }
   if (typeof thrown === "object" && thrown !== null) {
     // A plain object: its own code if it has one, and JSON rather than "[object Object]".
-    const { code, message } = thrown as { code?: unknown; message?: unknown };
+    const { message } = thrown as { message?: unknown };
     return {
-      code: typeof code === "string" && code !== "" ? code : "invocation_failed",
+      code: ownCode(thrown, "invocation_failed"),
       message: typeof message === "string" ? message : describe(thrown),
     };
   }
   return { code: "invocation_failed", message: String(thrown) };
+}
+
+/** The `code` a thrown value carries when it is a non-empty string, else `fallback`. */
+export function ownCode(thrown: unknown, fallback: string): string {
+  const code = (thrown as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && code !== "" ? code : fallback;
 }
 
 function describe(value: object): string {

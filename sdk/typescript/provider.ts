@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ownCode } from "./errors.ts";
 import type { Frame } from "./invocation.ts";
 import type { TriggerConfig, TriggerTypeHandler } from "./types.ts";
 
@@ -106,11 +107,10 @@ export class TriggerTypeProviders {
         return base;
       } catch (err) {
         const detail = err instanceof Error ? err.message : String(err);
-        const code = (err as { code?: unknown })?.code;
         return {
           ...base,
           error: {
-            code: typeof code === "string" && code !== "" ? code : "trigger_registration_failed",
+            code: ownCode(err, "trigger_registration_failed"),
             message:
               `Cannot register trigger "${id}" (${typeId}) for "${binding.function_id}": ${detail}`,
           },

@@ -1097,8 +1097,7 @@ function isErrorBody(value) {
 }
 function toErrorBody(thrown) {
   if (thrown instanceof Error) {
-    const own = thrown.code;
-    const code = typeof own === "string" && own !== "" ? own : "invocation_failed";
+    const code = ownCode(thrown, "invocation_failed");
     const remote = thrown instanceof EngineError ? thrown.stacktrace : void 0;
     const stacktrace = remote ?? thrown.stack;
     return stacktrace === void 0 ? {
@@ -1122,9 +1121,9 @@ function toErrorBody(thrown) {
     };
   }
   if (typeof thrown === "object" && thrown !== null) {
-    const { code, message } = thrown;
+    const { message } = thrown;
     return {
-      code: typeof code === "string" && code !== "" ? code : "invocation_failed",
+      code: ownCode(thrown, "invocation_failed"),
       message: typeof message === "string" ? message : describe(thrown)
     };
   }
@@ -1132,6 +1131,10 @@ function toErrorBody(thrown) {
     code: "invocation_failed",
     message: String(thrown)
   };
+}
+function ownCode(thrown, fallback) {
+  const code = thrown?.code;
+  return typeof code === "string" && code !== "" ? code : fallback;
 }
 function describe(value) {
   try {
@@ -1475,11 +1478,10 @@ var TriggerTypeProviders = class {
         return base;
       } catch (err) {
         const detail = err instanceof Error ? err.message : String(err);
-        const code = err?.code;
         return {
           ...base,
           error: {
-            code: typeof code === "string" && code !== "" ? code : "trigger_registration_failed",
+            code: ownCode(err, "trigger_registration_failed"),
             message: `Cannot register trigger "${id}" (${typeId}) for "${binding.function_id}": ${detail}`
           }
         };
