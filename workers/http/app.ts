@@ -1,8 +1,8 @@
 /**
  * The Hono app the server runs: CORS preflight, route match (404/405), a
  * concurrency slot, then the pipeline. The app itself never changes; the
- * route matcher it reads is replaced whole when triggers change. Its one
- * `onError` turns every failure into the worker's error reply.
+ * route matcher it reads is replaced whole when triggers change. Every
+ * failure becomes the worker's error reply (`errorReply`).
  *
  * @module
  */
@@ -11,7 +11,7 @@ import { LinearRouter } from "hono/router/linear-router";
 import type { Logger, SpanRecord } from "../../engine/api.ts";
 import { requestAborted } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
-import { Code, errorReply, HttpError, tagTrace } from "./errors.ts";
+import { Code, errorReply, HttpError } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
@@ -95,8 +95,7 @@ export function createApp(options: AppOptions): Hono {
       }
     } catch (error) {
       record(options, facts, { error });
-      tagTrace(error, trace.traceId);
-      throw error;
+      return reply(error, request, trace.traceId);
     } finally {
       scopes.close(scope);
     }
@@ -105,11 +104,14 @@ export function createApp(options: AppOptions): Hono {
     return response;
   });
 
-  app.onError((error, c) => {
+  /** The error reply to `request`; `traceId` is the trace of a routed request, for its log entry. */
+  const reply = (error: unknown, request: Request, traceId?: string): Response => {
     const headers = new Headers();
-    cors?.decorate(headers, c.req.raw.headers.get("origin"));
-    return errorReply(error, log, headers);
-  });
+    cors?.decorate(headers, request.headers.get("origin"));
+    return errorReply(error, log, { headers, traceId });
+  };
+  // What fails before a request is routed (404, 405).
+  app.onError((error, c) => reply(error, c.req.raw));
 
   return app;
 }

@@ -49,19 +49,19 @@ export class HttpError extends Error {
   }
 }
 
-/** The trace of the request each error ended, so its log line links to the trace. */
-const traceOfError = new WeakMap<object, string>();
-
-/** Records that `error` ended a request of trace `traceId` (see {@link errorReply}). */
-export function tagTrace(error: unknown, traceId: string): void {
-  if (typeof error === "object" && error !== null) traceOfError.set(error, traceId);
-}
-
 /** Seconds a client is told to wait after a 503. */
 const RETRY_AFTER_SECONDS = "1";
 
+/** Where {@link errorReply} adds to. */
+export interface ErrorReplyOptions {
+  /** Headers the reply carries besides its own (CORS). */
+  headers?: Headers;
+  /** The trace of the request, named in the log entry of a 500 so it links to the trace. */
+  traceId?: string | undefined;
+}
+
 /** The reply for `error`; a 500 gets an `error_id`, written to `log` with the error. */
-export function errorReply(error: unknown, log: Logger, extraHeaders?: Headers): Response {
+export function errorReply(error: unknown, log: Logger, options: ErrorReplyOptions = {}): Response {
   const known = error instanceof HttpError ? error : undefined;
   const status = known?.status ?? 500;
   const code = known?.code ?? Code.InternalError;
@@ -72,23 +72,18 @@ export function errorReply(error: unknown, log: Logger, extraHeaders?: Headers):
   if (status === 500) {
     body.error_id = newErrorId();
     // The entry carries the request's trace and the function, so the console links them.
-    const traceId = typeof error === "object" && error !== null
-      ? traceOfError.get(error)
-      : undefined;
+    const fields: Record<string, unknown> = {};
+    if (options.traceId !== undefined) fields.traceId = options.traceId;
     const fn = known?.detail?.function_id;
-    const entryLog = traceId !== undefined || typeof fn === "string"
-      ? log.child({
-        ...(traceId !== undefined ? { traceId } : {}),
-        ...(typeof fn === "string" ? { function: fn } : {}),
-      })
-      : log;
+    if (typeof fn === "string") fields.function = fn;
+    const entryLog = Object.keys(fields).length > 0 ? log.child(fields) : log;
     entryLog.error(`HTTP request failed with error_id ${body.error_id}: ${code}: ${body.message}`, {
       error_id: body.error_id,
       code,
       ...(known ? known.detail : { error: describeError(error) }),
     });
   }
-  const headers = extraHeaders ?? new Headers();
+  const headers = options.headers ?? new Headers();
   headers.set("content-type", "application/json");
   // Every 503 this worker gives is temporary (starting, stopping, overloaded): say when to retry.
   if (status === 503) headers.set("retry-after", RETRY_AFTER_SECONDS);
