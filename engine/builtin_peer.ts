@@ -20,7 +20,7 @@ import {
 import type { CallRequest, Engine, WorkerConn } from "./core.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import { checkFunctionId } from "./protocol/ids.ts";
-import { ErrorCode } from "./protocol/errors.ts";
+import { ErrorCode, invocationStopped } from "./protocol/errors.ts";
 
 export class BuiltinPeer implements Peer {
   readonly kind = "builtin" as const;
@@ -129,12 +129,7 @@ export class BuiltinPeer implements Peer {
       const calls = ids = new Set();
       this.#stoppable.set(signal, calls);
       signal.addEventListener("abort", () => {
-        for (const id of [...calls]) {
-          this.#engine.cancel(id, {
-            code: ErrorCode.InvocationStopped,
-            message: `Invocation stopped: ${abortReason(signal)}`,
-          });
-        }
+        for (const id of [...calls]) this.#engine.stop(id, abortReason(signal));
         calls.clear();
       }, { once: true });
     }
@@ -148,12 +143,7 @@ export class BuiltinPeer implements Peer {
       new Promise<unknown>((resolve, reject) => {
         const signal = options.signal;
         if (signal?.aborted) {
-          reject(
-            new CallError({
-              code: ErrorCode.InvocationStopped,
-              message: "Invocation stopped: aborted",
-            }),
-          );
+          reject(new CallError(invocationStopped(functionId, abortReason(signal))));
           return;
         }
         const request: CallRequest = { functionId, data: payload, caller: this.#conn };

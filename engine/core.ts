@@ -148,8 +148,7 @@ export class Engine {
     this.#registrations.left(workerId);
     const removed = this.functions.removeOwner(workerId);
     for (const id of this.invocations.ofTarget(workerId)) {
-      const fn = this.invocations.get(id)?.functionId ?? "";
-      this.cancel(id, invocationStopped(fn, `worker "${conn.name}" ${reason} before answering`));
+      this.stop(id, `worker "${conn.name}" ${reason} before answering`);
     }
     for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
     for (const type of this.triggers.typesOf(workerId)) this.#dropTriggerType(conn, type.id);
@@ -280,6 +279,12 @@ export class Engine {
   cancel(invocationId: string, error: ErrorBody): void {
     const inv = this.invocations.take(invocationId);
     if (inv) this.#finish(inv, { ok: false, error });
+  }
+
+  /** Ends a call before its worker answered: `Invocation of <function> stopped: <reason>`. */
+  stop(invocationId: string, reason: string): void {
+    const inv = this.invocations.take(invocationId);
+    if (inv) this.#finish(inv, { ok: false, error: invocationStopped(inv.functionId, reason) });
   }
 
   /**

@@ -19,7 +19,6 @@ import { registerEventsTrigger } from "./events.ts";
 import { LogStore } from "./observability/logs.ts";
 import { TraceStore } from "./observability/traces.ts";
 import { ingestTelemetry } from "./observability/otlp.ts";
-import { invocationStopped } from "./protocol/errors.ts";
 import { urlHost } from "./host.ts";
 import { type EngineServer, serveEngine } from "./server.ts";
 
@@ -172,10 +171,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
         );
       }
       await drain(engine, options.shutdownGraceMs ?? 5000);
-      for (const id of engine.invocations.ids()) {
-        const fn = engine.invocations.get(id)?.functionId ?? "";
-        engine.cancel(id, invocationStopped(fn, "the engine is shutting down"));
-      }
+      for (const id of engine.invocations.ids()) engine.stop(id, "the engine is shutting down");
       await server.shutdown();
       for (const id of [...engine.workers.keys()]) engine.disconnect(id, "engine stopped");
     },
