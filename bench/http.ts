@@ -4,7 +4,7 @@
  */
 import { spawn } from "./procs.ts";
 import type { EngineProc } from "./servers.ts";
-import { fmtMs, fmtRate, ratio } from "./stats.ts";
+import { fmtMs, fmtRate, medians, ratio } from "./stats.ts";
 
 interface Wrk {
   rps: number;
@@ -52,15 +52,8 @@ export async function wrk(
   };
 }
 
-/** The median run of `runs` by p50, with the median p99 and rate of the same runs. */
-function medianOf(runs: Wrk[]): Wrk {
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return {
-    rps: mid(runs.map((r) => r.rps)),
-    p50: mid(runs.map((r) => r.p50)),
-    p99: mid(runs.map((r) => r.p99)),
-  };
-}
+/** The median rate, p50 and p99 of several runs, each on its own. */
+const medianOf = (runs: Wrk[]): Wrk => medians(runs, ["rps", "p50", "p99"]);
 
 /** Polls `url` with a small POST until it answers `status` (200: the route is live). */
 export async function waitForRoute(url: string, timeoutMs = 15_000, status = 200): Promise<void> {

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { run, spawn } from "./procs.ts";
 import { type EngineProc, startEngine as startEngineIn } from "./servers.ts";
-import { fmtMs, fmtRate, type LatencySummary, ratio } from "./stats.ts";
+import { fmtMs, fmtRate, type LatencySummary, medians, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
 import { writeHeadAndSections } from "./sections.ts";
 import { queueSection } from "./queue.ts";
@@ -56,12 +56,6 @@ function startEngine(extraConfig = ""): Promise<EngineProc> {
     workersYaml: (dir) =>
       `  - name: engine-state\n    config:\n      adapter: sqlite\n      path: ${dir}/state.db\n${extraConfig}`,
   });
-}
-
-/** The median p50 and the median p99 of several sequential runs. */
-function medianSeq(runs: LatencySummary[]): { p50: number; p99: number } {
-  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { p50: mid(runs.map((x) => x.p50)), p99: mid(runs.map((x) => x.p99)) };
 }
 
 /** This run's sections by name; the ones not run keep what BENCHMARKS.md had. */
@@ -114,8 +108,8 @@ if (only.has("core") || only.has("state")) {
         baseSeq.push((await client(["echo", direct.url], seqOnly)).seq);
         routedSeq.push((await client(["engine", url, "bench::echo"], seqOnly)).seq);
       }
-      const b = medianSeq(baseSeq);
-      const r = medianSeq(routedSeq);
+      const b = medians(baseSeq, ["p50", "p99"]);
+      const r = medians(routedSeq, ["p50", "p99"]);
       const rows = [
         `| sequential 100 B p50 | ${fmtMs(b.p50)} | ${fmtMs(r.p50)} | ${ratio(r.p50, b.p50)} |`,
         `| sequential 100 B p99 | ${fmtMs(b.p99)} | ${fmtMs(r.p99)} | ${ratio(r.p99, b.p99)} |`,
