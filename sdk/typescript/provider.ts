@@ -7,6 +7,7 @@
 
 import { ownCode } from "./errors.ts";
 import type { Frame } from "./invocation.ts";
+import type { Registered } from "./registrations.ts";
 import type { TriggerConfig, TriggerTypeHandler } from "./types.ts";
 
 interface ProvidedType {
@@ -40,8 +41,8 @@ export class TriggerTypeProviders {
   /** The last operation on each trigger, so the next one waits for it. */
   #chains = new Map<string, Promise<unknown>>();
 
-  /** Adds a type and returns its `registertriggertype` frame. */
-  add(type: { id: string; description: string }, handler: TriggerTypeHandler): Frame {
+  /** Adds a type; returns its `registertriggertype` frame and the frame that undoes it. */
+  add(type: { id: string; description: string }, handler: TriggerTypeHandler): Registered {
     if (typeof type?.id !== "string" || type.id === "") {
       throw new TypeError("Trigger type id must be a non-empty string");
     }
@@ -52,7 +53,8 @@ export class TriggerTypeProviders {
       description: type.description ?? "",
     };
     this.#types.set(type.id, { frame, handler, bindings: new Map() });
-    return frame;
+    const unregisterFrame = { ...frame, type: "unregistertriggertype" };
+    return { id: type.id, frame, unregisterFrame };
   }
 
   /** Removes a type, handing its triggers back to its handler; false if it was not there. */

@@ -225,13 +225,8 @@ export class Worker {
     type: { id: string; description: string },
     handler: TriggerTypeHandler<C>,
   ): TriggerTypeRef {
-    const frame = this.#types.add(type, handler as TriggerTypeHandler);
-    const unregisterFrame = {
-      type: "unregistertriggertype",
-      id: type.id,
-      description: frame.description,
-    };
-    return this.#ref({ id: type.id, frame, unregisterFrame }, () => this.#types.delete(type.id));
+    const added = this.#types.add(type, handler as TriggerTypeHandler);
+    return this.#ref(added, () => this.#types.delete(added.id));
   }
 
   /**

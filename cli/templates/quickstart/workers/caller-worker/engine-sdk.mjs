@@ -1402,7 +1402,7 @@ var TriggerTypeProviders = class {
   #types = /* @__PURE__ */ new Map();
   /** The last operation on each trigger, so the next one waits for it. */
   #chains = /* @__PURE__ */ new Map();
-  /** Adds a type and returns its `registertriggertype` frame. */
+  /** Adds a type; returns its `registertriggertype` frame and the frame that undoes it. */
   add(type, handler) {
     if (typeof type?.id !== "string" || type.id === "") {
       throw new TypeError("Trigger type id must be a non-empty string");
@@ -1418,7 +1418,15 @@ var TriggerTypeProviders = class {
       handler,
       bindings: /* @__PURE__ */ new Map()
     });
-    return frame;
+    const unregisterFrame = {
+      ...frame,
+      type: "unregistertriggertype"
+    };
+    return {
+      id: type.id,
+      frame,
+      unregisterFrame
+    };
   }
   /** Removes a type, handing its triggers back to its handler; false if it was not there. */
   delete(id) {
@@ -1801,17 +1809,8 @@ var Worker = class {
    * ```
    */
   registerTriggerType(type, handler) {
-    const frame = this.#types.add(type, handler);
-    const unregisterFrame = {
-      type: "unregistertriggertype",
-      id: type.id,
-      description: frame.description
-    };
-    return this.#ref({
-      id: type.id,
-      frame,
-      unregisterFrame
-    }, () => this.#types.delete(type.id));
+    const added = this.#types.add(type, handler);
+    return this.#ref(added, () => this.#types.delete(added.id));
   }
   /**
    * Sends a registration and returns its handle: `unregister()` forgets it
