@@ -40,6 +40,25 @@ class Recorder:
             raise AssertionError(f"unexpected handler call {self.calls.get()}")
 
 
+class Slow:
+    """A handler whose ``register_trigger`` blocks until ``release`` is set; it records the order of calls."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.order: queue.Queue[str] = queue.Queue()
+
+    def register_trigger(self, trigger: TriggerConfig) -> None:
+        self.order.put("register started")
+        self.release.wait(WAIT)
+        self.order.put("register done")
+
+    def unregister_trigger(self, trigger: TriggerConfig) -> None:
+        self.order.put("unregister")
+
+    def next(self) -> str:
+        return self.order.get(timeout=WAIT)
+
+
 def bind(trigger_id: str, config: Any, trigger_type: str = "ticker", **extra: Any) -> dict[str, Any]:
     """The engine's ``registertrigger`` to a provider."""
     return {"type": "registertrigger", "id": trigger_id, "trigger_type": trigger_type,
@@ -140,50 +159,31 @@ class TriggerTypeTest(support.WorkerTestCase):
         peer.send({"type": "unregistertrigger", "id": "t-1"})
         self.assertEqual([seen.get(timeout=WAIT), seen.get(timeout=WAIT)], ["register t-1", "unregister t-1"])
 
-    def test_an_unregister_waits_for_the_register_still_being_decided(self) -> None:
-        release = threading.Event()
-        order: queue.Queue[str] = queue.Queue()
-
-        class Slow:
-            def register_trigger(self, trigger: TriggerConfig) -> None:
-                order.put("register started")
-                release.wait(WAIT)
-                order.put("register done")
-
-            def unregister_trigger(self, trigger: TriggerConfig) -> None:
-                order.put("unregister")
-
-        _, peer, _, _ = self.provide(Slow())
+    def provide_slow(self):  # noqa: ANN201
+        """A provider whose handler is deciding trigger "t-S" (blocked until ``slow.release`` is set)."""
+        slow = Slow()
+        _, peer, _, ref = self.provide(slow)
         peer.send(bind("t-S", {}))
-        self.assertEqual(order.get(timeout=WAIT), "register started")
+        self.assertEqual(slow.next(), "register started")
+        return peer, ref, slow
+
+    def test_an_unregister_waits_for_the_register_still_being_decided(self) -> None:
+        peer, _, slow = self.provide_slow()
         peer.send({"type": "unregistertrigger", "id": "t-S", "trigger_type": "ticker"})
-        release.set()
+        slow.release.set()
         self.assertEqual(peer.next_of("triggerregistrationresult"), accepted("t-S"))
-        self.assertEqual([order.get(timeout=WAIT), order.get(timeout=WAIT)], ["register done", "unregister"])
+        self.assertEqual([slow.next(), slow.next()], ["register done", "unregister"])
 
     def test_a_trigger_accepted_after_its_type_was_unregistered_is_let_go(self) -> None:
-        release = threading.Event()
-        order: queue.Queue[str] = queue.Queue()
-
-        class Slow:
-            def register_trigger(self, trigger: TriggerConfig) -> None:
-                order.put("register started")
-                release.wait(WAIT)
-
-            def unregister_trigger(self, trigger: TriggerConfig) -> None:
-                order.put("unregister")
-
-        _, peer, _, ref = self.provide(Slow())
-        peer.send(bind("t-S", {}))
-        self.assertEqual(order.get(timeout=WAIT), "register started")
+        peer, ref, slow = self.provide_slow()
         ref.unregister()
         self.assertEqual(peer.next_of("unregistertriggertype")["id"], "ticker")
-        release.set()
+        slow.release.set()
         self.assertEqual(peer.next_of("triggerregistrationresult")["error"], {
             "code": "trigger_type_not_found",
             "message": 'Cannot register trigger "t-S" (ticker) for "demo::tick": trigger type "ticker" was unregistered meanwhile',
         })
-        self.assertEqual(order.get(timeout=WAIT), "unregister")
+        self.assertEqual([slow.next(), slow.next()], ["register done", "unregister"])
 
     def test_types_are_replayed_first_on_reconnect_and_their_triggers_let_go_until_handed_back(self) -> None:
         engine = self.start_engine()
