@@ -104,15 +104,13 @@ export class ConfigReloader {
       ]),
     );
     // The global middleware lives in engine-http's config: restart it when it changed.
-    const http = plan.config.workers.find((e) => e.name === "engine-http" && isBuiltin(e));
-    if (
-      plan.changedKeys.includes("rest_api") && http && !start.includes(http) &&
-      previous.workers.some((e) => e.name === "engine-http" && isBuiltin(e))
-    ) {
+    const isHttp = (e: WorkerEntry) => e.name === "engine-http" && isBuiltin(e);
+    const http = plan.config.workers.find(isHttp);
+    const httpWas = previous.workers.find(isHttp);
+    if (plan.changedKeys.includes("rest_api") && http && httpWas && !start.includes(http)) {
       stop.push(http);
       start.push(http);
-      const was = previous.workers.find((e) => e.name === "engine-http" && isBuiltin(e));
-      if (was) before.set(http, was);
+      before.set(http, httpWas);
     }
     for (const entry of stop) {
       this.#failures.delete(entry.name);
@@ -124,7 +122,6 @@ export class ConfigReloader {
       const was = before.get(entry);
       if (was && await this.#startBuiltin(was, previous)) {
         kept.push(entry);
-        this.#failures.delete(entry.name);
         log.warn(
           `Worker "${entry.name}" runs on with its previous config: its new config could not start`,
         );
