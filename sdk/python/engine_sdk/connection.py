@@ -36,14 +36,14 @@ class Connection:
         options: InitOptions,
         on_open: Callable[[], None],
         on_message: Callable[[Any], None],
-        on_close: Callable[[int, str], None] | None = None,
+        on_close: Callable[[int, str], None],
     ) -> None:
         self._url = url
-        self._on_close = on_close
         self._headers = headers
         self._options = options
         self._on_open = on_open
         self._on_message = on_message
+        self._on_close = on_close
         self._ws: WebSocket | None = None
         self._queue: deque[tuple[dict[str, Any], Callable[[], bool] | None]] = deque()
         self._stopping = False
@@ -187,11 +187,10 @@ class Connection:
             self._ws = None
             if ws.open:
                 ws.abort()
-            if self._on_close is not None:
-                try:
-                    self._on_close(code, reason)
-                except Exception:  # noqa: BLE001 - a bug there must not kill the connection loop
-                    log.exception("Error while failing the calls of a closed connection")
+            try:
+                self._on_close(code, reason)
+            except Exception:  # noqa: BLE001 - a bug there must not kill the connection loop
+                log.exception('Error in the close handler of the connection to "%s"', self._url)
 
     def _dispatch(self, message: str | bytes) -> None:
         try:

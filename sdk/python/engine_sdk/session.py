@@ -49,7 +49,7 @@ class Session:
         self._opened = 0  # counts opens: an answer decided on an earlier connection is not sent
         self._url = url
         self.conn = Connection(
-            url, upgrade_headers(options), options, self._on_open, self._on_message, on_close=self._on_close
+            url, upgrade_headers(options), options, self._on_open, self._on_message, self._on_close
         )
 
     def start(self) -> None:
