@@ -21,7 +21,7 @@ const PROVIDER_ANSWER_MS = 10_000;
 
 export interface SessionOptions {
   log: Logger;
-  /** Messages larger than this close the connection with 1009. */
+  /** Frames larger than this (UTF-8 bytes) are refused with `frame_too_large`, as is their call. */
   maxFrameBytes: number;
   /** Bytes queued for a worker beyond which calls to it fail with `overloaded`. */
   maxBacklogBytes: number;
@@ -277,7 +277,7 @@ export class WebSocketSession implements Peer {
   // ---- Peer ---------------------------------------------------------------
 
   invoke(call: OutgoingCall): void {
-    if (this.#socket.bufferedAmount > this.#options.maxBacklogBytes) {
+    if (this.overloaded) {
       // The worker is not reading: another replica takes the call, or it fails fast instead of
       // buffering without bound.
       if (this.#engine.reroute(call, this.conn.id)) return;
