@@ -4,39 +4,27 @@
  * there, and every message accepted before the kill is delivered.
  */
 import assert from "node:assert/strict";
-import { spawnEngine } from "../support/engine_process.ts";
+import { spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 import { eventually } from "../support/local_worker.ts";
 import { freePort } from "../support/ports.ts";
+import { storeEngineConfig } from "../support/store_engine.ts";
 
 function lines(w: WorkerProcess, prefix: string): string[] {
   return w.output.join("").split("\n").filter((l) => l.startsWith(prefix));
 }
 
 Deno.test("engine SIGKILL under load: answered sets survive, accepted messages are delivered, workers re-register", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "engine-kill9-" });
-  const config = `${dir}/engine-config.yaml`;
-  await Deno.writeTextFile(
-    config,
-    `port: ${freePort()}
-console:
-  enabled: false
-workers:
-  - name: engine-state
-    config:
-      path: ./state.db
-  - name: engine-queue
-    config:
-      path: ./queue.db
-      queues:
-        jobs:
-          concurrency: 16
-          max_attempts: 20
-          backoff_ms: 100
-          visibility_timeout_ms: 2000
-`,
-  );
+  const { dir, file: config } = await tempConfig(storeEngineConfig({
+    state: { path: "./state.db" },
+    queue: {
+      path: "./queue.db",
+      queues: {
+        jobs: { concurrency: 16, max_attempts: 20, backoff_ms: 100, visibility_timeout_ms: 2000 },
+      },
+    },
+  }, freePort()));
   let engine = await spawnEngine({ config, cwd: dir });
   const env = { ENGINE_URL: engine.url };
   const consumer = await spawnWorker("tests/fixtures/faults/consumer_worker.ts", env);

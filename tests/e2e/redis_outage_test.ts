@@ -6,25 +6,16 @@
 import assert from "node:assert/strict";
 import { runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { eventually } from "../support/local_worker.ts";
-import { freePort } from "../support/ports.ts";
 import { startRedisServer } from "../support/redis_server.ts";
+import { storeEngineConfig } from "../support/store_engine.ts";
 
 Deno.test("Redis stopped and started again under the engine: clear errors meanwhile, then state works again", async () => {
   let redis = await startRedisServer();
   const { dir, file } = await tempConfig(
-    `port: ${freePort()}
-console:
-  enabled: false
-workers:
-  - name: engine-state
-    config:
-      adapter: redis
-      url: ${redis.url}
-  - name: engine-queue
-    config:
-      adapter: redis
-      url: ${redis.url}
-`,
+    storeEngineConfig({
+      state: { adapter: "redis", url: redis.url },
+      queue: { adapter: "redis", url: redis.url },
+    }),
   );
   const engine = await spawnEngine({ config: file, cwd: dir });
   const env = { ENGINE_URL: engine.url };

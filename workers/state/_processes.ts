@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { type EngineProcess, spawnEngine } from "../../tests/support/engine_process.ts";
 import { JsonLineProcess, type Message } from "../../tests/support/json_line_process.ts";
+import { storeEngineConfig } from "../../tests/support/store_engine.ts";
 
 const FIXTURES = new URL("../../tests/fixtures/state/", import.meta.url);
 
@@ -73,18 +74,11 @@ export function startIiiSdkWorker(engineUrl: string): JsonLineProcess {
  * written to `dir`. Resolves once it listens and has started the worker.
  */
 export async function startEngineProcess(
-  stateConfig: unknown,
+  stateConfig: Record<string, unknown>,
   dir: string,
 ): Promise<EngineProcess> {
   const configFile = join(dir, "engine-config.yaml");
-  const config = {
-    host: "127.0.0.1",
-    port: 0,
-    workers: [{ name: "engine-state", config: stateConfig }],
-    console: { enabled: false },
-  };
-  // JSON is YAML.
-  await Deno.writeTextFile(configFile, JSON.stringify(config, null, 2));
+  await Deno.writeTextFile(configFile, storeEngineConfig({ state: stateConfig }));
   const engine = await spawnEngine({ config: configFile });
   try {
     await engine.waitForLine(/^Started worker engine-state/);
