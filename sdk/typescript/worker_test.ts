@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { registerWorker } from "./mod.ts";
 import { type Json, ScriptedEngine } from "./_testing/engine_peer.ts";
 import { FAST, withWorker } from "./_testing/with_worker.ts";
+import { waitUntil } from "./_testing/raw_server.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -190,13 +191,26 @@ Deno.test("a provided trigger type: one registration per trigger, undone when th
   const engine = new ScriptedEngine();
   const worker = registerWorker(engine.url, FAST);
   const seen: string[] = [];
+  const wakers: (() => void)[] = [];
+  const record = (call: string) => {
+    seen.push(call);
+    for (const wake of wakers.splice(0)) wake();
+  };
+  /** Resolves once the handler has been called `count` times. */
+  const calls = (count: number) =>
+    waitUntil(
+      () => seen.length >= count || undefined,
+      (wake) => wakers.push(wake),
+      3000,
+      `${count} handler calls`,
+    );
   const ref = worker.registerTriggerType({ id: "ticker", description: "ticks" }, {
     async registerTrigger(t) {
       await new Promise((resolve) => setTimeout(resolve, 20)); // slow: an unregister must wait
-      seen.push(`register ${t.id}`);
+      record(`register ${t.id}`);
     },
     unregisterTrigger(t) {
-      seen.push(`unregister ${t.id}`);
+      record(`unregister ${t.id}`);
     },
   });
   const handOver = (conn: Awaited<ReturnType<typeof engine.connection>>, id: string) => {
@@ -235,7 +249,7 @@ Deno.test("a provided trigger type: one registration per trigger, undone when th
     // Unregistering the type hands its triggers back too.
     ref.unregister();
     await second.waitType("unregistertriggertype");
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await calls(6);
     assert.deepEqual(seen.slice(5), ["unregister t-2"]);
   } finally {
     await worker.shutdown();
