@@ -12,9 +12,6 @@ export interface TraceContext {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
-/** Offsets of the three dashes of `vv-<32 hex>-<16 hex>-ff` (55 characters). */
-const DASHES = [2, 35, 52];
-
 /**
  * Whether `value` is a traceparent in canonical form (lower-case, no
  * surrounding space) with ids that are not all zeros: one pass over its 55
@@ -27,6 +24,7 @@ function canonical(value: string): boolean {
   let spanNonZero = false;
   for (let i = 0; i < 55; i++) {
     const c = value.charCodeAt(i);
+    // `vv-<32 hex>-<16 hex>-ff`: the dashes are at 2, 35 and 52.
     if (i === 2 || i === 35 || i === 52) {
       if (c !== 45) return false; // "-"
       continue;
@@ -43,11 +41,7 @@ function canonical(value: string): boolean {
 export function parseTraceparent(value: string | undefined | null): TraceContext | undefined {
   if (!value) return undefined;
   if (canonical(value)) {
-    return {
-      traceId: value.slice(DASHES[0]! + 1, DASHES[1]),
-      spanId: value.slice(DASHES[1]! + 1, DASHES[2]),
-      flags: value.slice(DASHES[2]! + 1),
-    };
+    return { traceId: value.slice(3, 35), spanId: value.slice(36, 52), flags: value.slice(53) };
   }
   const m = TRACEPARENT.exec(value.trim().toLowerCase());
   if (!m || m[1] === "ff") return undefined;
