@@ -18,7 +18,6 @@
  */
 
 export { CONSOLE_TOKEN_ENV, ENGINE_TOKEN_ENV } from "./auth.ts";
-export { isLoopbackHost } from "../host.ts";
 export { type ChangedWorker, diffWorkers, type WorkersDiff } from "./diff.ts";
 export {
   addWorkerEntry,
