@@ -40,10 +40,6 @@ class PendingCalls:
         self._calls[invocation_id] = _Pending(function_id, future, timer)
         return invocation_id, future
 
-    def is_waiting(self, invocation_id: str) -> bool:
-        """Whether the call is still waiting for its result."""
-        return invocation_id in self._calls
-
     def mark_sent(self, invocation_id: str) -> bool:
         """Notes that the call goes out on the current connection; False if it no longer waits."""
         pending = self._calls.get(invocation_id)
