@@ -174,8 +174,8 @@ function nextMaskKey(key: Uint8Array): void {
     randomFillSync(keyPool);
     keyPoolUsed = 0;
   }
-  key.set(keyPool.subarray(keyPoolUsed, keyPoolUsed + 4));
-  keyPoolUsed += 4;
+  // Four byte copies: a subarray view per frame would cost more than the copy.
+  for (let k = 0; k < 4; k++) key[k] = keyPool[keyPoolUsed++]!;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

@@ -109,8 +109,7 @@ function nextMaskKey(key) {
     randomFillSync(keyPool);
     keyPoolUsed = 0;
   }
-  key.set(keyPool.subarray(keyPoolUsed, keyPoolUsed + 4));
-  keyPoolUsed += 4;
+  for (let k = 0; k < 4; k++) key[k] = keyPool[keyPoolUsed++];
 }
 var LITTLE_ENDIAN = new Uint8Array(new Uint32Array([
   1
