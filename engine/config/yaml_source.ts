@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Document, type LineCounter, parseDocument } from "yaml";
+import { type LineCounter, parseDocument } from "yaml";
 import { ConfigError } from "./error.ts";
 import type { Problem } from "./issues.ts";
 import { formatPath, lineCounterFor, offsetOf } from "./locate.ts";
@@ -15,7 +15,6 @@ import { formatPath, lineCounterFor, offsetOf } from "./locate.ts";
 /** The YAML of a {@linkcode YamlSource}, parsed. */
 export interface ParsedYaml {
   ok: true;
-  doc: Document;
   /** The document as plain values; `null` or `undefined` for an empty file. */
   raw: unknown;
   /** The first of `problems` in file order, placed at its field. */
@@ -91,6 +90,6 @@ export class YamlSource {
       const { offset, problem, path } = placed[0]!;
       return this.errorAt(offset, problem, { path: formatPath(path) });
     };
-    return { ok: true, doc, raw, firstProblem };
+    return { ok: true, raw, firstProblem };
   }
 }
