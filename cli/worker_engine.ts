@@ -24,10 +24,12 @@ export interface ConnectedWorker {
 export interface EngineLink {
   url: string;
   client: EngineClient;
+  /** `supervisorList().workers`. */
   supervised(): Promise<SupervisedView[]>;
-  /** Built-in workers of the config the engine could not start (a port in use, say). */
-  failedBuiltins(): Promise<BuiltinFailure[]>;
-  /** Both of the above from one call, so they describe the same moment. */
+  /**
+   * The supervised workers and the built-in workers of the config the engine
+   * could not start (a port in use, say), from one call: the same moment.
+   */
   supervisorList(): Promise<{ workers: SupervisedView[]; failedBuiltins: BuiltinFailure[] }>;
   connected(): Promise<ConnectedWorker[]>;
   close(): Promise<void>;
@@ -87,9 +89,6 @@ export async function linkEngine(url: string, file: string): Promise<LinkResult>
     },
     async supervised() {
       return (await link.supervisorList()).workers;
-    },
-    async failedBuiltins() {
-      return (await link.supervisorList()).failedBuiltins;
     },
     async connected() {
       const r = await client.call("engine::workers::list", {}, 10_000) as {

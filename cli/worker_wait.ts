@@ -122,12 +122,13 @@ export async function waitForBuiltin(
 ): Promise<number> {
   const started = Date.now();
   const show = progress(io, `Waiting for the engine to start "${name}"`, { echoLines: false });
+  // A failure recorded before this command wrote the config is not its answer.
+  const since = options.since ?? started;
   const outcome = await poll(async () => {
     const w = (await link.connected()).find((c) => c.name === name && c.kind === "builtin");
     if (w) return { ok: true as const, worker: w };
-    // A failure recorded before this command wrote the config is not its answer.
-    const since = options.since ?? started;
-    const failed = (await link.failedBuiltins()).find((f) => f.name === name && f.at >= since);
+    const { failedBuiltins } = await link.supervisorList();
+    const failed = failedBuiltins.find((f) => f.name === name && f.at >= since);
     return failed ? { ok: false as const, failed } : undefined;
   }, { timeoutMs: options.timeoutMs });
   if (!outcome) {
