@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { type EngineLink, remoteLink } from "../../console/link.ts";
 import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
+import { eventually } from "../support/local_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -57,21 +58,22 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** Waits until the functions are registered and every trigger is accepted (routes are live). */
 async function settled(link: EngineLink, functions: string[]): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (Date.now() > deadline) {
-      throw new Error(`Functions ${functions.join(", ")} and their triggers not live within 30 s`);
-    }
-    const [{ functions: fns }, { registered_triggers: triggers }] = await Promise.all([
-      link.call("engine::functions::list", {}) as Promise<{ functions: { function_id: string }[] }>,
-      link.call("engine::registered-triggers::list", {}) as Promise<{
-        registered_triggers: { status: string }[];
-      }>,
-    ]);
-    const ids = new Set(fns.map((f) => f.function_id));
-    if (functions.every((f) => ids.has(f)) && triggers.every((t) => t.status === "active")) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    async () => {
+      const [{ functions: fns }, { registered_triggers: triggers }] = await Promise.all([
+        link.call("engine::functions::list", {}) as Promise<
+          { functions: { function_id: string }[] }
+        >,
+        link.call("engine::registered-triggers::list", {}) as Promise<{
+          registered_triggers: { status: string }[];
+        }>,
+      ]);
+      const ids = new Set(fns.map((f) => f.function_id));
+      return functions.every((f) => ids.has(f)) && triggers.every((t) => t.status === "active");
+    },
+    `functions ${functions.join(", ")} and their triggers to be live`,
+    30_000,
+  );
 }
 
 Deno.test({
