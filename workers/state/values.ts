@@ -55,7 +55,6 @@ function check(
   path: (string | number)[],
   parents: Set<object>,
 ): string | undefined {
-  const place = () => root + path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("");
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -63,14 +62,14 @@ function check(
     case "number":
       return Number.isFinite(value)
         ? undefined
-        : `"${place()}" is not JSON: ${value} is not a finite number`;
+        : `"${placeOf(root, path)}" is not JSON: ${value} is not a finite number`;
     case "object": {
       if (value === null) return undefined;
-      if (parents.has(value)) return `"${place()}" is not JSON: it contains itself`;
+      if (parents.has(value)) return `"${placeOf(root, path)}" is not JSON: it contains itself`;
       const isArray = Array.isArray(value);
       const proto = Object.getPrototypeOf(value);
       if (!isArray && proto !== Object.prototype && proto !== null) {
-        return `"${place()}" is not JSON: it is an instance of ${
+        return `"${placeOf(root, path)}" is not JSON: it is an instance of ${
           proto?.constructor?.name ?? "a class"
         }`;
       }
@@ -95,10 +94,15 @@ function check(
       return problem;
     }
     default:
-      return `"${place()}" is not JSON: it is ${
+      return `"${placeOf(root, path)}" is not JSON: it is ${
         value === undefined ? "undefined" : `a ${typeof value}`
       }`;
   }
+}
+
+/** The text of a place: `value.items[2].name`. */
+function placeOf(root: string, path: readonly (string | number)[]): string {
+  return root + path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("");
 }
 
 /** Where a value is stored, for messages. */
