@@ -10,7 +10,7 @@ import { invalidInput } from "../_shared/call_errors.ts";
 import { isJsonObject, jsonProblem, type JsonValue } from "./values.ts";
 
 /** The payload as an object, or an error saying which fields the function takes. */
-export function readObject(fn: string, payload: unknown, fields: string): Record<string, unknown> {
+function readObject(fn: string, payload: unknown, fields: string): Record<string, unknown> {
   if (!isJsonObject(payload)) {
     const got = payload === undefined || payload === null
       ? "none"
@@ -23,7 +23,7 @@ export function readObject(fn: string, payload: unknown, fields: string): Record
 }
 
 /** A required non-empty string field (`scope`, `key`). */
-export function readName(fn: string, input: Record<string, unknown>, field: string): string {
+function readName(fn: string, input: Record<string, unknown>, field: string): string {
   const value = input[field];
   if (typeof value !== "string" || value === "") {
     const got = value === undefined
