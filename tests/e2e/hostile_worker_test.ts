@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
 import { type Frame, RawWorker, waitForFunctions } from "../support/raw_worker.ts";
+import { eventually } from "../support/local_worker.ts";
 
 /** A small seeded PRNG (mulberry32) so a failure can be replayed. */
 function prng(seed: number) {
@@ -154,13 +155,12 @@ Deno.test("a replica that stops reading: its calls go to the other replica inste
     const stalledPeer = [...engine.engine.workers.values()].find((w) =>
       engine.engine.functions.ofOwner(w.id).includes("img::resize")
     )!.peer;
-    const deadline = Date.now() + 5000;
-    while (!stalledPeer.overloaded) {
-      assert.ok(Date.now() < deadline, `the backlog fills: ${stalledPeer.backlog} bytes`);
-      await new Promise((r) =>
-        setTimeout(r, 10)
-      );
-    }
+    await eventually(
+      () =>
+        stalledPeer.overloaded,
+      "the stalled replica's backlog to fill",
+      5000,
+    );
     let served = 0;
     good.serve("img::resize", async () => {
       served++;
@@ -168,10 +168,10 @@ Deno.test("a replica that stops reading: its calls go to the other replica inste
       await new Promise((r) => setTimeout(r, 100));
       return "good";
     });
-    for (;;) {
+    await eventually(async () => {
       const list = await caller.call("engine::functions::list", { prefix: "img::" });
-      if (list.result.functions[0]?.replicas === 2) break;
-    }
+      return list.result.functions[0]?.replicas === 2;
+    }, "the engine to list both replicas of img::resize");
     const results = await Promise.all(
       Array.from({ length: 40 }, () => caller.call("img::resize", {})),
     );
