@@ -132,16 +132,18 @@ export class TriggerTypeProviders {
     });
   }
 
+  /**
+   * Undoes the type's accepted triggers, and those still being registered
+   * (queued behind their register, so it is undone once it is accepted).
+   */
   #releaseAll(provided: ProvidedType, typeId: string): Promise<unknown> {
-    return Promise.all(
-      [...provided.bindings.values()].map((binding) =>
-        this.#inOrder(binding.id, async () => {
-          if (provided.bindings.get(binding.id) === binding) {
-            await this.#unregister(provided, typeId, binding);
-          }
-        })
-      ),
-    );
+    const ids = new Set([...provided.bindings.keys(), ...this.#chains.keys()]);
+    return Promise.all([...ids].map((id) =>
+      this.#inOrder(id, async () => {
+        const binding = provided.bindings.get(id);
+        if (binding) await this.#unregister(provided, typeId, binding);
+      })
+    ));
   }
 
   async #unregister(provided: ProvidedType, typeId: string, binding: TriggerConfig): Promise<void> {

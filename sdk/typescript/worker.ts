@@ -100,6 +100,8 @@ export class Worker {
   #workerId: string | undefined;
   #reattachToken: string | undefined;
   #started = false;
+  /** How many times the connection opened: an answer belongs to the one it was asked on. */
+  #opens = 0;
   /** Set when shutdown() starts: no new work, in-flight handlers drain. */
   #shutdown: Promise<void> | undefined;
 
@@ -343,6 +345,7 @@ export class Worker {
   }
 
   #onOpen(): void {
+    this.#opens++;
     if (this.#workerId) {
       this.#send({
         type: "reattach",
@@ -405,9 +408,15 @@ export class Worker {
       case "invocationresult":
         this.#calls.settle(msg);
         return;
-      case "registertrigger":
-        void this.#types.register(msg).then((answer) => this.#send(answer));
+      case "registertrigger": {
+        // An answer decided after the connection changed is not sent: the engine forgot the
+        // question with the old connection and asks again on the new one.
+        const opens = this.#opens;
+        void this.#types.register(msg).then((answer) => {
+          if (opens === this.#opens) this.#send(answer);
+        });
         return;
+      }
       case "unregistertrigger":
         void this.#types.unregister(msg);
         return;

@@ -256,3 +256,61 @@ Deno.test("a provided trigger type: one registration per trigger, undone when th
     await engine.close();
   }
 });
+
+Deno.test("a trigger still being registered when the connection drops is undone, and its late answer not sent", async () => {
+  const engine = new ScriptedEngine();
+  const worker = registerWorker(engine.url, FAST);
+  const seen: string[] = [];
+  const wakers: (() => void)[] = [];
+  const record = (call: string) => {
+    seen.push(call);
+    for (const wake of wakers.splice(0)) wake();
+  };
+  const recorded = (call: string) =>
+    waitUntil(() => seen.includes(call) || undefined, (wake) => wakers.push(wake), 3000, call);
+  const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+  worker.registerTriggerType({ id: "ticker", description: "ticks" }, {
+    async registerTrigger(t) {
+      record(`register ${t.id} started`);
+      if (seen.length === 1) await gate; // the first registration outlives its connection
+      record(`register ${t.id} done`);
+    },
+    unregisterTrigger(t) {
+      record(`unregister ${t.id}`);
+    },
+  });
+  const handOver = (conn: Awaited<ReturnType<typeof engine.connection>>) =>
+    conn.send({
+      type: "registertrigger",
+      id: "t-1",
+      trigger_type: "ticker",
+      function_id: "demo::a",
+      config: {},
+    });
+  try {
+    const first = await engine.connection(0);
+    await first.waitType("registertriggertype");
+    handOver(first);
+    await recorded("register t-1 started");
+    first.close(1012, "restart");
+    const second = await engine.connection(1);
+    await second.waitType("registertriggertype");
+    open();
+    await recorded("unregister t-1"); // the stale registration is undone once it is accepted
+    handOver(second);
+    const answer = await second.waitFor((f) => f.type === "triggerregistrationresult");
+    assert.equal(answer.error, undefined);
+    assert.deepEqual(seen, [
+      "register t-1 started",
+      "register t-1 done",
+      "unregister t-1",
+      "register t-1 started",
+      "register t-1 done",
+    ]);
+    const answers = second.frames.filter((f) => f.type === "triggerregistrationresult");
+    assert.equal(answers.length, 1, "the first connection's answer did not reach the second");
+  } finally {
+    await worker.shutdown();
+    await engine.close();
+  }
+});

@@ -1505,13 +1505,20 @@ var TriggerTypeProviders = class {
       if (provided && binding) await this.#unregister(provided, typeId, binding);
     });
   }
+  /**
+   * Undoes the type's accepted triggers, and those still being registered
+   * (queued behind their register, so it is undone once it is accepted).
+   */
   #releaseAll(provided, typeId) {
+    const ids = /* @__PURE__ */ new Set([
+      ...provided.bindings.keys(),
+      ...this.#chains.keys()
+    ]);
     return Promise.all([
-      ...provided.bindings.values()
-    ].map((binding) => this.#inOrder(binding.id, async () => {
-      if (provided.bindings.get(binding.id) === binding) {
-        await this.#unregister(provided, typeId, binding);
-      }
+      ...ids
+    ].map((id) => this.#inOrder(id, async () => {
+      const binding = provided.bindings.get(id);
+      if (binding) await this.#unregister(provided, typeId, binding);
     })));
   }
   async #unregister(provided, typeId, binding) {
@@ -1695,6 +1702,8 @@ var Worker = class {
   #workerId;
   #reattachToken;
   #started = false;
+  /** How many times the connection opened: an answer belongs to the one it was asked on. */
+  #opens = 0;
   /** Set when shutdown() starts: no new work, in-flight handlers drain. */
   #shutdown;
   /** Use {@linkcode registerWorker}. */
@@ -1916,6 +1925,7 @@ var Worker = class {
     clearTimeout(timer);
   }
   #onOpen() {
+    this.#opens++;
     if (this.#workerId) {
       this.#send({
         type: "reattach",
@@ -1971,9 +1981,13 @@ var Worker = class {
       case "invocationresult":
         this.#calls.settle(msg);
         return;
-      case "registertrigger":
-        void this.#types.register(msg).then((answer) => this.#send(answer));
+      case "registertrigger": {
+        const opens = this.#opens;
+        void this.#types.register(msg).then((answer) => {
+          if (opens === this.#opens) this.#send(answer);
+        });
         return;
+      }
       case "unregistertrigger":
         void this.#types.unregister(msg);
         return;
