@@ -71,7 +71,7 @@ export async function create(args: string[], io: Io): Promise<number> {
     info = await Deno.stat(root);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
-      io.err(`Error: cannot use "${root}": ${(error as Error).message}`);
+      io.err(`Error: Cannot use "${root}": ${(error as Error).message}`);
       return 1;
     }
   }
@@ -89,7 +89,7 @@ export async function create(args: string[], io: Io): Promise<number> {
   try {
     await writeFiles(root, template.files);
   } catch (error) {
-    io.err(`Error: cannot create the project in "${root}": ${(error as Error).message}`);
+    io.err(`Error: Cannot create the project in "${root}": ${(error as Error).message}`);
     return 1;
   }
   io.out(`Created the "${template.name}" project in ${root} (${template.files.length} files)`);

@@ -92,7 +92,7 @@ export async function start(args: string[], io: Io): Promise<number> {
       const info = engine.describeBuiltin(entry.name);
       io.out(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
     } catch (e) {
-      io.err(`Error: worker "${entry.name}" failed to start: ${(e as Error).message}`);
+      io.err(`Error: Worker "${entry.name}" failed to start: ${(e as Error).message}`);
       await engine.stop();
       return 1;
     }
@@ -119,7 +119,7 @@ async function waitForSignal(
   // that answer them still run. Then the local workers, then the engine.
   for (const name of engine.builtinNames().reverse()) {
     await engine.stopBuiltin(name).catch((e) =>
-      io.err(`Error: stopping worker "${name}" failed: ${(e as Error).message}`)
+      io.err(`Error: Stopping worker "${name}" failed: ${(e as Error).message}`)
     );
   }
   await supervision.stop();

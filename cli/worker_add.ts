@@ -122,7 +122,7 @@ async function addLocal(
     const checked = checkConfigText(file, edited.text);
     if (!checked.ok) {
       io.err(
-        `Error: the edited config would be invalid, so it was not written: ${checked.message}`,
+        `Error: The edited config would be invalid, so it was not written: ${checked.message}`,
       );
       return 1;
     }
@@ -244,7 +244,7 @@ async function addBuiltin(
   }
   const checked = checkConfigText(file, edited.text);
   if (!checked.ok) {
-    io.err(`Error: the edited config would be invalid, so it was not written: ${checked.message}`);
+    io.err(`Error: The edited config would be invalid, so it was not written: ${checked.message}`);
     return 1;
   }
   const since = Date.now();

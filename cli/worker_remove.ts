@@ -40,7 +40,7 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
   }
   const checked = checkConfigText(file, removed.text);
   if (!checked.ok && read.ok) {
-    io.err(`Error: the edited config would be invalid, so it was not written: ${checked.message}`);
+    io.err(`Error: The edited config would be invalid, so it was not written: ${checked.message}`);
     return 1;
   }
   await Deno.writeTextFile(file, removed.text);
@@ -58,7 +58,7 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
       io.out(`Stopped "${name}" in the engine at ${url}`);
       return 0;
     }
-    io.err(`Error: the engine at ${url} still runs "${name}": see its output`);
+    io.err(`Error: The engine at ${url} still runs "${name}": see its output`);
     return 1;
   } finally {
     await linked.link.close();

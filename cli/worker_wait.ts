@@ -78,7 +78,7 @@ export async function waitForLocal(
       w
         ? `Error: "${name}" did not register any function within ${took} (status ${w.status}` +
           `${w.pid ? `, pid ${w.pid}` : ""}): see the engine's output${tailText(w)}`
-        : `Error: the engine did not start "${name}" within ${took}: ` +
+        : `Error: The engine did not start "${name}" within ${took}: ` +
           `check its output for a config error`,
     );
     return 1;
@@ -134,7 +134,7 @@ export async function waitForBuiltin(
   if (!outcome) {
     show.done();
     io.err(
-      `Error: the engine did not start "${name}" within ${
+      `Error: The engine did not start "${name}" within ${
         formatDuration(Date.now() - started)
       }: see its output`,
     );
@@ -143,7 +143,7 @@ export async function waitForBuiltin(
   if (!outcome.ok) {
     show.done();
     io.err(
-      `Error: the engine could not start "${name}": ${outcome.failed.error}\n` +
+      `Error: The engine could not start "${name}": ${outcome.failed.error}\n` +
         `Its entry stays in ${options.configFile ?? "the config file"}: change its config ` +
         `there (the port, say) ` +
         `and the engine tries again.`,

@@ -172,7 +172,7 @@ Deno.test("engine worker add engine-http on a port in use says why at once; a po
     assert.equal(add.code, 1, add.stdout + add.stderr);
     assert.match(
       add.stderr,
-      /Error: the engine could not start "engine-http": .*address already in use/,
+      /Error: The engine could not start "engine-http": .*address already in use/,
     );
     assert.ok(add.stderr.includes(`Its entry stays in ${r.file}`), add.stderr);
     // It answered from the engine's record of the failure, not at the end of its time-out.
