@@ -8,7 +8,8 @@
 import { CONSOLE_TOKEN_ENV } from "../engine/config/auth.ts";
 import type { ConsoleConfig } from "../engine/config/schema.ts";
 import type { RunningEngine } from "../engine/engine.ts";
-import { bindingProblem, consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
+import { consoleBindingProblem } from "../engine/config/auth.ts";
+import { consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { stopSignal } from "./signals.ts";
@@ -39,7 +40,7 @@ export async function consoleCommand(args: string[], io: Io): Promise<number> {
   const { host, port, url: flag } = parseConsoleArgs(args);
   const url = await callerEngineUrl(flag);
   const token = Deno.env.get(CONSOLE_TOKEN_ENV) || undefined;
-  const problem = bindingProblem(host, token);
+  const problem = consoleBindingProblem(host, token);
   if (problem) {
     io.err(`Error: ${problem}`);
     return 1;

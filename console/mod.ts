@@ -13,10 +13,9 @@ import { EventFeed } from "./feed.ts";
 import { builtinLink, type EngineLink } from "./link.ts";
 import { createConsoleApp } from "./server.ts";
 import { urlHost } from "../engine/host.ts";
-import { bindingProblem } from "./token.ts";
+import { consoleBindingProblem } from "../engine/config/auth.ts";
 
 export { type EngineLink, LinkError, remoteLink } from "./link.ts";
-export { bindingProblem } from "./token.ts";
 
 export interface ConsoleOptions {
   link: EngineLink;
@@ -37,7 +36,7 @@ export interface RunningConsole {
 
 /** Serves the console; rejects when the address is taken or a token is missing. */
 export async function startConsole(options: ConsoleOptions): Promise<RunningConsole> {
-  const problem = bindingProblem(options.host, options.token);
+  const problem = consoleBindingProblem(options.host, options.token);
   if (problem) throw new Error(problem);
   const feed = new EventFeed(options.link);
   await feed.start();

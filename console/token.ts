@@ -11,9 +11,6 @@ import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { bearerToken, sameToken } from "../engine/token.ts";
 
-/** Why the console may not start on a host with a token, or `undefined` when it may. */
-export { consoleBindingProblem as bindingProblem } from "../engine/config/auth.ts";
-
 export const TOKEN_COOKIE = "engine_console_token";
 
 /** Admits requests carrying `token`; `?token=` sets the cookie and redirects without it. */
