@@ -187,23 +187,29 @@ Deno.test("a provided trigger type answers the engine's registertrigger and unre
   });
 });
 
+/** What a trigger type's handler was called with, and waits for the calls to come. */
+function handlerCalls() {
+  const seen: string[] = [];
+  const wakers: (() => void)[] = [];
+  const until = (done: () => boolean, what: string) =>
+    waitUntil(() => done() || undefined, (wake) => wakers.push(wake), 3000, what);
+  return {
+    seen,
+    record(call: string) {
+      seen.push(call);
+      for (const wake of wakers.splice(0)) wake();
+    },
+    /** Resolves once the handler has been called `count` times. */
+    calls: (count: number) => until(() => seen.length >= count, `${count} handler calls`),
+    /** Resolves once `call` was recorded. */
+    recorded: (call: string) => until(() => seen.includes(call), call),
+  };
+}
+
 Deno.test("a provided trigger type: one registration per trigger, undone when the engine forgets it", async () => {
   const engine = new ScriptedEngine();
   const worker = registerWorker(engine.url, FAST);
-  const seen: string[] = [];
-  const wakers: (() => void)[] = [];
-  const record = (call: string) => {
-    seen.push(call);
-    for (const wake of wakers.splice(0)) wake();
-  };
-  /** Resolves once the handler has been called `count` times. */
-  const calls = (count: number) =>
-    waitUntil(
-      () => seen.length >= count || undefined,
-      (wake) => wakers.push(wake),
-      3000,
-      `${count} handler calls`,
-    );
+  const { seen, record, calls } = handlerCalls();
   const ref = worker.registerTriggerType({ id: "ticker", description: "ticks" }, {
     async registerTrigger(t) {
       await new Promise((resolve) => setTimeout(resolve, 20)); // slow: an unregister must wait
@@ -260,14 +266,7 @@ Deno.test("a provided trigger type: one registration per trigger, undone when th
 Deno.test("a trigger still being registered when the connection drops is undone, and its late answer not sent", async () => {
   const engine = new ScriptedEngine();
   const worker = registerWorker(engine.url, FAST);
-  const seen: string[] = [];
-  const wakers: (() => void)[] = [];
-  const record = (call: string) => {
-    seen.push(call);
-    for (const wake of wakers.splice(0)) wake();
-  };
-  const recorded = (call: string) =>
-    waitUntil(() => seen.includes(call) || undefined, (wake) => wakers.push(wake), 3000, call);
+  const { seen, record, recorded } = handlerCalls();
   const { promise: gate, resolve: open } = Promise.withResolvers<void>();
   worker.registerTriggerType({ id: "ticker", description: "ticks" }, {
     async registerTrigger(t) {
