@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CallError, type InvocationContext, type Logger } from "../../engine/api.ts";
 import { MemoryStore } from "./adapters/memory.ts";
+import { SqliteStore } from "./adapters/sqlite.ts";
 import type { StateStore } from "./adapters/store.ts";
 import { createStateFunctions } from "./functions.ts";
 import type { StateEvent } from "./triggers.ts";
@@ -198,6 +199,18 @@ const badInputs: [string, unknown, string, string][] = [
     '"value" is not JSON: it is a bigint',
   ],
   [
+    "state::set",
+    { scope: "s", key: "a\ud800", value: 1 },
+    "INVALID_ARGUMENT",
+    '"key" must be well-formed Unicode: it holds a lone surrogate \\ud800 at index 1',
+  ],
+  [
+    "state::list",
+    { scope: "\ud83d\ude00\udc00" },
+    "INVALID_ARGUMENT",
+    '"scope" must be well-formed Unicode: it holds a lone surrogate \\udc00 at index 2',
+  ],
+  [
     "state::delete",
     { scope: "s", key: "" },
     "INVALID_ARGUMENT",
@@ -243,6 +256,27 @@ for (const [fn, payload, code, problem] of badInputs) {
     assert.deepEqual(events, []);
   });
 }
+
+Deno.test("state::set of a key with a lone surrogate leaves SQLite's U+FFFD key alone", async () => {
+  // SQLite stores text as UTF-8, where "\ud800" and "\udc00" both become "\ufffd".
+  const dir = await Deno.makeTempDir({ prefix: "state-surrogate-" });
+  const store = SqliteStore.open({ path: `${dir}/state.db`, maxValueBytes: 1024 });
+  try {
+    const { call } = setup(store);
+    await call("state::set", { scope: "s", key: "\ufffd", value: "kept" });
+    for (const key of ["\ud800", "\udc00"]) {
+      await assert.rejects(call("state::set", { scope: "s", key, value: "other" }), {
+        code: "INVALID_ARGUMENT",
+      });
+    }
+    assert.deepEqual(await call("state::list_keys", { scope: "s" }), [
+      { key: "\ufffd", value: "kept" },
+    ]);
+  } finally {
+    store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
 
 Deno.test("state::set refuses a value over max_value_bytes, naming the size and the limit", async () => {
   const { call, events } = setup(new MemoryStore({ maxValueBytes: 1_048_576 }));

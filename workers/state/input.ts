@@ -33,6 +33,16 @@ function readName(fn: string, input: Record<string, unknown>, field: string): st
       : `got ${describe(value)}`;
     throw invalidInput(fn, `"${field}" must be a non-empty string: ${got}`);
   }
+  // SQLite and Redis store text as UTF-8, where every lone surrogate becomes U+FFFD: two
+  // different names would land on one entry, and a write to one would replace the other.
+  if (!value.isWellFormed()) {
+    const at = loneSurrogateAt(value);
+    const unit = value.charCodeAt(at).toString(16);
+    throw invalidInput(
+      fn,
+      `"${field}" must be well-formed Unicode: it holds a lone surrogate \\u${unit} at index ${at}`,
+    );
+  }
   return value;
 }
 
@@ -64,4 +74,16 @@ function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return `a ${typeof value}`;
+}
+
+/** The UTF-16 index of the first surrogate in `text` that is not half of a pair. */
+function loneSurrogateAt(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+    else return i;
+  }
+  return -1;
 }
