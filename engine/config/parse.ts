@@ -55,8 +55,9 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   const expanded = expandEnv(text, options.env);
   if (!expanded.ok) {
     const path = formatPath(pathAtOffset(parseDocument(text), expanded.offset));
-    const problem = `Environment variable "${expanded.name}" is not set and has no default: ` +
-      `set it, or write "\${${expanded.name}:default}"`;
+    const problem = expanded.problem ??
+      `Environment variable "${expanded.name}" is not set and has no default: ` +
+        `set it, or write "\${${expanded.name}:default}"`;
     return { ok: false, error: source.errorAt(expanded.offset, problem, { path }) };
   }
   const yaml = source.parseYaml({ text: expanded.text, toOriginal: expanded.toOriginal });

@@ -271,6 +271,28 @@ Deno.test("parseConfig() takes tokens from the file or the environment", async (
   }
 });
 
+Deno.test("parseConfig() takes a variable's value as text: it is not cut at '#' and adds no fields", async (t) => {
+  const cases: [string, string, Record<string, string>, string][] = [
+    ["' #' in a token", "auth:\n  token: ${TOKEN}\n", { TOKEN: "s3cr3t #tail" }, "s3cr3t #tail"],
+    ["': ' in a token", "auth: { token: ${TOKEN} }\n", { TOKEN: "a: b" }, "a: b"],
+    ["quotes in a quoted token", 'auth:\n  token: "${TOKEN}"\n', { TOKEN: 'x"y\\' }, 'x"y\\'],
+  ];
+  for (const [name, text, env, token] of cases) {
+    await t.step(name, () => {
+      const result = parseConfig(text, options(env));
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+      assert.equal(result.config.auth.token, token);
+    });
+  }
+  await t.step("a line break that would add a field", () => {
+    const error = errorOf("auth:\n  token: ${TOKEN}\n", { TOKEN: "x\nport: 1" });
+    assert.match(
+      error.message,
+      /^engine-config\.yaml:2:10: auth\.token: Environment variable "TOKEN" holds a line break/,
+    );
+  });
+});
+
 Deno.test("parseConfig() lets a loopback or disabled console run without a token", async (t) => {
   for (
     const console of [
