@@ -156,6 +156,13 @@ Deno.test("engine::queue::enqueue called directly keeps a given receipt id and s
     }
     const stats = await worker.call("engine::queue::stats", { queue: "jobs" });
     assert.equal(stats.result.queues.jobs.enqueued, 2);
+    // A payload without data is stored as null, not refused as "expected a nonoptional".
+    const bare = await worker.call("engine::queue::enqueue", {
+      queue: "bare",
+      function_id: "a::b",
+    });
+    assert.equal(bare.error, undefined, JSON.stringify(bare.error));
+    assert.match(bare.result.messageReceiptId, UUID);
     const list = await worker.call("engine::queue::list", {});
     const jobs = list.result.queues.find((q: Frame) => q.name === "jobs");
     assert.equal(jobs.depth + jobs.in_flight, 1, "a repeated receipt id is stored once");

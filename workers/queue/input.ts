@@ -25,7 +25,8 @@ export const EnqueueInput = z.object({
     const problem = checkFunctionId(id);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   }),
-  data: z.unknown(),
+  /** The payload; a missing one is delivered as `null` (zod would refuse it as "nonoptional"). */
+  data: z.unknown().optional(),
   /** The receipt the engine promised the caller; generated when missing. */
   messageReceiptId: messageId.optional(),
   traceparent: z.string().max(512).optional(),
