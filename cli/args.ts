@@ -6,9 +6,14 @@
  */
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { didYouMean } from "./suggest.ts";
 import { UsageError } from "./usage.ts";
 
-/** `parseArgs(config)`; a complaint about the arguments becomes a {@linkcode UsageError} of `command`. */
+/**
+ * `parseArgs(config)`; a complaint about the arguments becomes a
+ * {@linkcode UsageError} of `command`. An unknown option is named, with the
+ * option it is a typo of, if any.
+ */
 export function parseCommandArgs<T extends ParseArgsConfig>(
   command: string,
   config: T,
@@ -16,6 +21,12 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
   try {
     return parseArgs(config);
   } catch (e) {
+    const unknown = /^Unknown option '([^']+)'/.exec((e as Error).message)?.[1];
+    if ((e as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
+      const known = Object.keys(config.options ?? {}).map((name) => `--${name}`);
+      const typed = unknown.split("=")[0]!;
+      throw new UsageError(`Unknown option "${unknown}"${didYouMean(typed, known)}`, command);
+    }
     throw new UsageError((e as Error).message, command);
   }
 }

@@ -11,6 +11,7 @@ import { logs } from "./logs.ts";
 import { start } from "./start.ts";
 import { trigger } from "./trigger.ts";
 import type { Io } from "./trigger.ts";
+import { didYouMean } from "./suggest.ts";
 import { helpFor, UsageError } from "./usage.ts";
 import { worker } from "./worker.ts";
 
@@ -45,7 +46,8 @@ export async function main(args: string[], io: Io = consoleIo): Promise<number> 
   const rest = named ? args.slice(1) : args;
   const command = COMMANDS[name];
   if (!command) {
-    io.err(`Error: Unknown command "${name}"\n\n${helpFor("main")}`);
+    const hint = didYouMean(name, Object.keys(COMMANDS));
+    io.err(`Error: Unknown command "${name}"${hint}\n\n${helpFor("main")}`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { closest } from "./suggest.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 import { workerAdd } from "./worker_add.ts";
@@ -25,7 +26,14 @@ export async function worker(args: string[], io: Io): Promise<number> {
       return await workerList(rest, io);
     case undefined:
       throw new UsageError("Missing command: add, remove or list", "worker");
-    default:
-      throw new UsageError(`Unknown command "worker ${sub}": use add, remove or list`, "worker");
+    default: {
+      const meant = closest(sub, ["add", "remove", "list"]);
+      throw new UsageError(
+        `Unknown command "worker ${sub}": ${
+          meant ? `did you mean "worker ${meant}"?` : "use add, remove or list"
+        }`,
+        "worker",
+      );
+    }
   }
 }

@@ -63,12 +63,18 @@ Deno.test("engine trigger with bad arguments prints usage and exits 2", async ()
       ["trigger", "--function-id=a::b", "--payload={oops"],
       /--payload is not valid JSON: .*position 1/,
     ],
-    [["trigger", "--function-id=a::b", "--bogus"], /Unknown option '--bogus'/],
+    [["trigger", "--function-id=a::b", "--bogus"], /Error: Unknown option "--bogus"\n/],
+    [
+      ["trigger", "--functionid=a::b"],
+      /Error: Unknown option "--functionid": did you mean "--function-id"\?/,
+    ],
     [
       ["trigger", "--function-id=a::b", "--timeout-ms=soon"],
       /--timeout-ms must be a positive whole number/,
     ],
-    [["frobnicate"], /Error: Unknown command "frobnicate"/],
+    [["frobnicate"], /Error: Unknown command "frobnicate"\n/],
+    [["trgger", "--function-id=a::b"], /Error: Unknown command "trgger": did you mean "trigger"\?/],
+    [["--confg", "x.yaml"], /Error: Unknown option "--confg": did you mean "--config"\?/],
   ];
   for (const [args, message] of cases) {
     const r = await runCli(args);

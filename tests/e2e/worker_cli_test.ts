@@ -246,10 +246,13 @@ Deno.test("engine worker add engine-http writes the reference configuration", as
 Deno.test("engine worker with bad arguments prints usage and exits 2", async () => {
   const cases: [string[], RegExp][] = [
     [["worker"], /Missing command: add, remove or list/],
-    [["worker", "frob"], /Unknown command "worker frob"/],
+    [["worker", "frob"], /Unknown command "worker frob": use add, remove or list/],
+    [["worker", "ad", "x"], /Unknown command "worker ad": did you mean "worker add"\?/],
     [["worker", "add"], /Missing the worker/],
     [["worker", "remove"], /Missing the name of the worker to remove/],
-    [["worker", "add", "x", "--bogus"], /Unknown option '--bogus'/],
+    [["worker", "add", "x", "--bogus"], /Error: Unknown option "--bogus"\n/],
+    // Not parseArgs' advice on positionals that start with "-": the option is a typo.
+    [["worker", "list", "--jsn"], /Error: Unknown option "--jsn": did you mean "--json"\?\n/],
     [["worker", "list", "--timeout-ms=-1"], /--timeout-ms must be a positive whole number/],
   ];
   for (const [args, message] of cases) {
