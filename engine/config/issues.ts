@@ -59,7 +59,8 @@ function problemOf(issue: Issue, value: unknown): string {
     case "too_small": {
       const big = issue.code === "too_big";
       const limit = big ? issue.maximum : issue.minimum;
-      if (issue.origin === "number") {
+      // "int": beyond the safe integers (2^53 - 1), which YAML numbers can be but JS cannot hold.
+      if (issue.origin === "number" || issue.origin === "int") {
         const bound = issue.inclusive
           ? (big ? "at most" : "at least")
           : (big ? "less than" : "greater than");

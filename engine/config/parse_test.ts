@@ -119,6 +119,22 @@ Deno.test("parseConfig() names the file, line and field of each error", async (t
     ],
     ["YAML syntax error", "host: 127.0.0.1\nworkers: [\n  - a\n", 3, 3, "", "Invalid YAML: "],
     [
+      "two YAML documents",
+      "port: 1\n---\nport: 2\n",
+      2,
+      1,
+      "",
+      'Invalid YAML: the file holds more than one document ("---"): keep one',
+    ],
+    [
+      "an integer beyond 2^53",
+      "port: 123456789012345678901234567890\n",
+      1,
+      7,
+      "port",
+      "Must be at most 9007199254740991, got 1.2345678901234568e+29",
+    ],
+    [
       "duplicate YAML key",
       "port: 1\nhost: a\nport: 2\n",
       3,

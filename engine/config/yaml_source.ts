@@ -71,7 +71,9 @@ export class YamlSource {
     const doc = parseDocument(text, { prettyErrors: false });
     const syntax = doc.errors[0];
     if (syntax) {
-      const problem = `Invalid YAML: ${syntax.message.split("\n")[0]}`;
+      const problem = syntax.code === "MULTIPLE_DOCS"
+        ? `Invalid YAML: the file holds more than one document ("---"): keep one`
+        : `Invalid YAML: ${syntax.message.split("\n")[0]}`;
       return { ok: false, error: this.errorAt(at(syntax.pos[0]), problem, { cause: syntax }) };
     }
     let raw: unknown;
