@@ -7,6 +7,7 @@
 import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
+import { notFoundHint } from "./trigger_hint.ts";
 import { UsageError } from "./usage.ts";
 
 export interface Io {
@@ -64,8 +65,10 @@ export async function trigger(args: string[], io: Io): Promise<number> {
     io.out(JSON.stringify(result, null, 2));
     return 0;
   } catch (e) {
-    if (e instanceof FunctionFailed) io.err(`Error: ${e.body.code}: ${e.body.message}`);
-    else if (e instanceof EngineUnreachable) io.err(`Error: ${e.message}`);
+    if (e instanceof FunctionFailed) {
+      io.err(`Error: ${e.body.code}: ${e.body.message}`);
+      if (e.body.code === "function_not_found") io.err(await notFoundHint(client, functionId));
+    } else if (e instanceof EngineUnreachable) io.err(`Error: ${e.message}`);
     else throw e;
     return 1;
   } finally {

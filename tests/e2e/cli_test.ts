@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { ROOT, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { freePort } from "../support/ports.ts";
+import { writeLocalWorker } from "../support/local_worker.ts";
 
 const MINIMAL = "host: 127.0.0.1\nport: 0\nworkers: []\nconsole:\n  enabled: false\n";
 
@@ -28,7 +29,8 @@ Deno.test("engine --config starts, answers engine trigger, and exits 0 on SIGINT
       assert.equal(missing.code, 1);
       assert.equal(
         missing.stderr.trim(),
-        "Error: function_not_found: Function math::nope not found",
+        "Error: function_not_found: Function math::nope not found\n" +
+          'No connected worker registers it ("engine trigger --function-id=engine::functions::list" lists the functions)',
       );
 
       await worker.close();
@@ -54,6 +56,38 @@ Deno.test("engine trigger reports a function's error code and message on stderr 
   assert.equal(r.stdout, "");
   await worker.close();
   await engine.stop();
+});
+
+Deno.test("engine trigger of a function that is not there says what to try: the id it is a typo of, a worker still starting", async () => {
+  const { dir, file } = await tempConfig(
+    `${MINIMAL.replace("workers: []\n", "")}workers:\n  - name: sleeper\n    path: ./sleeper\n`,
+  );
+  // A local worker that never connects: it stays "still starting".
+  await writeLocalWorker(`${dir}/sleeper`, { name: "sleeper", start: "exec sleep 300" });
+  const engine = await spawnEngine({ config: file });
+  const worker = await RawWorker.connect(engine.url);
+  try {
+    worker.serve("orders::create", () => ({}));
+    await waitForFunctions(worker, ["orders::create"]);
+    await engine.waitForLine(/Started worker "sleeper"/);
+    const cases: [string, string][] = [
+      ["orders::craete", 'Did you mean "orders::create"? ("engine trigger'],
+      ["orders::CREATE", 'Did you mean "orders::create"? ("engine trigger'],
+      ["math::add", '"sleeper" is still starting: try again in a moment ("engine worker list"'],
+    ];
+    for (const [id, hint] of cases) {
+      const r = await runCli(["trigger", `--function-id=${id}`], {
+        env: { ENGINE_URL: engine.url },
+      });
+      assert.equal(r.code, 1, id);
+      const [error, second] = r.stderr.trim().split("\n");
+      assert.equal(error, `Error: function_not_found: Function ${id} not found`);
+      assert.ok(second?.startsWith(hint), `${id}: ${r.stderr}`);
+    }
+  } finally {
+    await worker.close();
+    await engine.stop();
+  }
 });
 
 Deno.test("engine trigger with bad arguments prints usage and exits 2", async () => {
