@@ -8,7 +8,9 @@
  * @module
  */
 
+import { isAbsolute, relative } from "node:path";
 import type { SupervisedView } from "../engine/supervisor/functions.ts";
+import { callerDir } from "./paths.ts";
 import { formatDuration, progress } from "./progress.ts";
 import type { Io } from "./trigger.ts";
 import { type EngineLink, poll } from "./worker_engine.ts";
@@ -86,14 +88,7 @@ export async function waitForLocal(
   const w = outcome.worker;
   if (outcome.kind === "crashed") {
     show.done();
-    const why = w.error ??
-      (w.last_exit
-        ? `${
-          w.last_exit.signal ? `killed by ${w.last_exit.signal}` : `exit code ${w.last_exit.code}`
-        }` +
-          ` after ${formatDuration(w.last_exit.uptime_ms)}; the engine restarts it with backoff`
-        : "it stopped");
-    io.err(`Error: "${name}" crashed: ${why}${tailText(w)}`);
+    io.err(`Error: "${name}" crashed: ${crashReason(w)}${tailText(w)}\n${nextStep(w)}`);
     return 1;
   }
   show.done(
@@ -107,6 +102,36 @@ export async function waitForLocal(
 }
 
 type Outcome = { kind: "ready" | "crashed"; worker: SupervisedView };
+
+/** Why a crashed worker is not running. */
+export function crashReason(w: Pick<SupervisedView, "error" | "last_exit">): string {
+  if (w.error) return w.error;
+  const exit = w.last_exit;
+  if (!exit) return "it stopped";
+  const after = `after ${formatDuration(exit.uptime_ms)}`;
+  const how = exit.signal
+    ? `killed by ${exit.signal} ${after}`
+    : exit.code === 0
+    ? `exit code 0 ${after}: it ended, and a worker must keep running (a Python worker ends ` +
+      `with worker.run_forever())`
+    : `exit code ${exit.code} ${after}`;
+  return `${how}; the engine restarts it with backoff`;
+}
+
+/** What to do about a crashed worker once its cause is fixed. */
+export function nextStep(w: Pick<SupervisedView, "name" | "path">): string {
+  return `Once it is fixed, "engine worker add ${
+    shownPath(w.path)
+  } --force" restarts it at once; ` +
+    `"engine worker remove ${w.name}" takes it out of the config`;
+}
+
+/** `path` as the user would type it: relative to the folder they are in, when inside it. */
+function shownPath(path: string): string {
+  const rel = relative(callerDir(), path);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return path;
+  return `./${rel}`;
+}
 
 function tailText(w: SupervisedView): string {
   if (w.tail.length === 0) return "";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { builtinRunningLine } from "./worker_wait.ts";
+import { builtinRunningLine, crashReason, nextStep } from "./worker_wait.ts";
 
 Deno.test("builtinRunningLine() ends with a colon only when function ids follow", () => {
   const cases: [number, string][] = [
@@ -9,5 +9,39 @@ Deno.test("builtinRunningLine() ends with a colon only when function ids follow"
   ];
   for (const [functions, line] of cases) {
     assert.equal(builtinRunningLine("engine-http", functions), line);
+  }
+});
+
+Deno.test("crashReason() says how the worker ended, and that one ending with code 0 must keep running", () => {
+  const exit = (code: number, signal: string | null = null) => ({
+    error: null,
+    last_exit: { code, signal, at_ms: 0, uptime_ms: 200 },
+  });
+  const cases: [Parameters<typeof crashReason>[0], string][] = [
+    [exit(7), "exit code 7 after 0.2s; the engine restarts it with backoff"],
+    [exit(143, "SIGTERM"), "killed by SIGTERM after 0.2s; the engine restarts it with backoff"],
+    [
+      exit(0),
+      "exit code 0 after 0.2s: it ended, and a worker must keep running (a Python worker ends " +
+      "with worker.run_forever()); the engine restarts it with backoff",
+    ],
+    [{ error: "Cannot read x", last_exit: null }, "Cannot read x"],
+    [{ error: null, last_exit: null }, "it stopped"],
+  ];
+  for (const [worker, reason] of cases) assert.equal(crashReason(worker), reason);
+});
+
+Deno.test("nextStep() names the worker's folder as typed from the current folder", () => {
+  const here = Deno.cwd();
+  const cases: [string, string][] = [
+    [`${here}/workers/math`, "./workers/math"],
+    ["/elsewhere/math", "/elsewhere/math"],
+  ];
+  for (const [path, shown] of cases) {
+    assert.equal(
+      nextStep({ name: "math", path }),
+      `Once it is fixed, "engine worker add ${shown} --force" restarts it at once; ` +
+        `"engine worker remove math" takes it out of the config`,
+    );
   }
 });
