@@ -5,11 +5,17 @@
 import { spawn } from "./procs.ts";
 import type { EngineProc } from "./servers.ts";
 import { fmtMs, fmtRate, medians, ratio } from "./stats.ts";
+import { cpuDuring } from "./proc_stats.ts";
+import { budgetMarkdown } from "./cpu_budget.ts";
 
 interface Wrk {
   rps: number;
   p50: number;
   p99: number;
+  /** Requests answered over the run. */
+  requests: number;
+  /** wrk's own CPU time (user + system), ms. */
+  cpuMs: number;
 }
 
 function toMs(v: string): number {
@@ -25,8 +31,12 @@ export async function wrk(
   seconds: number,
   script: string,
 ): Promise<Wrk> {
-  const out = await new Deno.Command("wrk", {
+  // Through bash, whose `times` reports the CPU time of the wrk it ran.
+  const out = await new Deno.Command("bash", {
     args: [
+      "-c",
+      'wrk "$@"; s=$?; times >&2; exit $s',
+      "bash",
       "-t",
       String(Math.min(2, connections)),
       "-c",
@@ -49,11 +59,21 @@ export async function wrk(
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]),
     p50: toMs(/\s50%\s+(\S+)/.exec(text)?.[1] ?? ""),
     p99: toMs(/\s99%\s+(\S+)/.exec(text)?.[1] ?? ""),
+    requests: Number(/(\d+) requests in/.exec(text)?.[1]),
+    cpuMs: childCpuMs(new TextDecoder().decode(out.stderr)),
   };
 }
 
+/** The children's user + system time from the output of bash's `times` (its last line). */
+function childCpuMs(times: string): number {
+  const last = times.trim().split("\n").pop() ?? "";
+  const parts = [...last.matchAll(/(\d+)m([\d.]+)s/g)];
+  if (parts.length !== 2) throw new Error(`Cannot read wrk's CPU time from: ${last}`);
+  return parts.reduce((ms, m) => ms + (Number(m[1]) * 60 + Number(m[2])) * 1000, 0);
+}
+
 /** The median rate, p50 and p99 of several runs, each on its own. */
-const medianOf = (runs: Wrk[]): Wrk => medians(runs, ["rps", "p50", "p99"]);
+const medianOf = (runs: Wrk[]) => medians(runs, ["rps", "p50", "p99"]);
 
 /** Polls `url` with a small POST until it answers `status` (200: the route is live). */
 export async function waitForRoute(url: string, timeoutMs = 15_000, status = 200): Promise<void> {
@@ -106,8 +126,29 @@ export async function httpSection(
     await worker.waitFor(/^ready$/);
     await waitForRoute(engineUrl);
     await waitForRoute(plainUrl);
-    const p64 = await wrk(plainUrl, 64, secs, script);
-    const e64 = await wrk(engineUrl, 64, secs, script);
+    const plainPid = plain.child.pid;
+    const enginePids = [engine.child.pid, worker.child.pid];
+    const { result: p64, cpuMs: plainCpu } = await cpuDuring(
+      [plainPid],
+      () => wrk(plainUrl, 64, secs, script),
+    );
+    const { result: e64, cpuMs: engineCpu } = await cpuDuring(
+      enginePids,
+      () => wrk(engineUrl, 64, secs, script),
+    );
+    const perPlain = (ms: number) => (ms * 1000) / p64.requests;
+    const perEngine = (ms: number) => (ms * 1000) / e64.requests;
+    const budget = budgetMarkdown({
+      rows: [
+        { process: "engine", baseline: undefined, engine: perEngine(engineCpu[0]!) },
+        { process: "plain Deno.serve server", baseline: perPlain(plainCpu[0]!), engine: undefined },
+        { process: "handler's worker", baseline: undefined, engine: perEngine(engineCpu[1]!) },
+        { process: "wrk", baseline: perPlain(p64.cpuMs), engine: perEngine(e64.cpuMs) },
+      ],
+      baselineRate: p64.rps,
+      share: 0.4,
+      unit: "request",
+    });
     // One connection: sequential latency is mostly wake-ups on these machines and drifts with
     // the host's load, so the two sides are measured alternately and the medians compared.
     const p1s: Wrk[] = [];
@@ -163,7 +204,9 @@ export async function httpSection(
         fmtMs(e1r.p50)
       }) | ${ratio(e1k.p50, e1r.p50)} of one route |\n\n` +
       `One connection: medians of ${rounds} alternating rounds of ${roundSecs} s (plain and engine; ` +
-      `one route and 1,000 routes); the others: one run of ${secs} s each.\n`;
+      `one route and 1,000 routes); the others: one run of ${secs} s each.\n\n` +
+      `### CPU at 64 connections\n\n${budget} The plain server's figure is what answering the ` +
+      "request itself costs on `Deno.serve` (HTTP in, JSON, HTTP out), which engine-http does too.\n";
     const checks = [
       `| HTTP 64 connections ≥ 0.4× plain | ${ratio(e64.rps, p64.rps)} | ${
         e64.rps >= 0.4 * p64.rps ? "met" : "**missed**"

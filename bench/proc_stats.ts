@@ -16,3 +16,18 @@ export async function rssKb(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
 }
+
+/** `work`'s result and the CPU time (user + system, ms) each of `pids` spent while it ran. */
+export async function cpuDuring<T>(
+  pids: readonly number[],
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuMs: number[] }> {
+  const total = async (pid: number) => {
+    const t = await cpuTimeMs(pid);
+    return t.user + t.system;
+  };
+  const before = await Promise.all(pids.map(total));
+  const result = await work();
+  const after = await Promise.all(pids.map(total));
+  return { result, cpuMs: after.map((a, i) => a - before[i]!) };
+}

@@ -8,6 +8,8 @@
  */
 import { parseArgs } from "node:util";
 import { run, spawn } from "./procs.ts";
+import { cpuDuring } from "./proc_stats.ts";
+import { budgetMarkdown } from "./cpu_budget.ts";
 import { type EngineProc, startEngine as startEngineIn } from "./servers.ts";
 import { fmtMs, fmtRate, type LatencySummary, medians, ratio } from "./stats.ts";
 import { httpSection } from "./http.ts";
@@ -40,6 +42,27 @@ interface ClientResult {
   seq: LatencySummary;
   conc?: { calls: number; perSecond: number };
   sweep: Record<string, LatencySummary>;
+  /** The caller's own CPU time over the sequential and concurrent calls. */
+  cpuMs: { user: number; system: number };
+  /** The sequential and concurrent calls made (warm-up included): what `cpuMs` covers. */
+  calls: number;
+}
+
+/**
+ * A client run without the payload sweep, with the CPU time per call (µs) of
+ * the processes `pids` and of the caller itself (the last figure).
+ */
+async function clientWithCpu(
+  args: string[],
+  pids: number[],
+  env: Record<string, string> = {},
+): Promise<{ result: ClientResult; cpuUs: number[] }> {
+  const { result, cpuMs } = await cpuDuring(pids, () => client(args, { ...env, BENCH_SIZES: "" }));
+  const perCall = (ms: number) => (ms * 1000) / result.calls;
+  return {
+    result,
+    cpuUs: [...cpuMs.map(perCall), perCall(result.cpuMs.user + result.cpuMs.system)],
+  };
 }
 
 async function client(args: string[], env: Record<string, string> = {}): Promise<ClientResult> {
@@ -88,17 +111,25 @@ if (only.has("core") || only.has("state")) {
       ? procs.use(spawn(["run", "--allow-all", "bench/echo_server.ts"]))
       : undefined;
     const echoUrl = echo && `ws://127.0.0.1:${(await echo.waitFor(/port=(\d+)/))[1]}`;
-    const { url } = procs.use(await startEngine());
+    const { url, engine } = procs.use(await startEngine());
     const worker = procs.use(
       spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: url }),
     );
     await worker.waitFor(/^ready$/);
-    const direct = echoUrl === undefined
+    const direct = echo === undefined || echoUrl === undefined
       ? undefined
-      : { url: echoUrl, result: await client(["echo", echoUrl]) };
-    const routed = await client(["engine", url, "bench::echo"]);
+      : { url: echoUrl, ...await clientWithCpu(["echo", echoUrl], [echo.child.pid]) };
+    const routedRun = await clientWithCpu(
+      ["engine", url, "bench::echo"],
+      [engine.child.pid, worker.child.pid],
+    );
+    const routed = routedRun.result;
     if (direct) {
       const base = direct.result;
+      // The sweep runs on its own: its large payloads would swamp the CPU figures above.
+      const sweepOnly = { BENCH_SECONDS: "0" };
+      const baseSweep = (await client(["echo", direct.url], sweepOnly)).sweep;
+      const routedSweep = (await client(["engine", url, "bench::echo"], sweepOnly)).sweep;
       // Sequential latency is mostly wake-ups here and drifts with the host's load: it is
       // measured again in alternating rounds, and the medians are compared.
       const seqOnly = { BENCH_SECONDS: "0", BENCH_SIZES: "" };
@@ -117,9 +148,9 @@ if (only.has("core") || only.has("state")) {
           fmtRate(routed.conc!.perSecond)
         } | ${ratio(routed.conc!.perSecond, base.conc!.perSecond)} |`,
       ];
-      const sweepRows = Object.keys(routed.sweep).map((size) => {
-        const e = base.sweep[size]!;
-        const r = routed.sweep[size]!;
+      const sweepRows = Object.keys(routedSweep).map((size) => {
+        const e = baseSweep[size]!;
+        const r = routedSweep[size]!;
         return `| ${Number(size).toLocaleString("en-US")} B | ${fmtMs(e.p50)} / ${fmtMs(e.p99)} | ${
           fmtMs(r.p50)
         } / ${fmtMs(r.p99)} |`;
@@ -132,7 +163,7 @@ if (only.has("core") || only.has("state")) {
           ratio(routed.conc!.perSecond, base.conc!.perSecond),
         ),
       ];
-      const worst = Object.entries(routed.sweep).filter(([s]) => Number(s) < 1048576).map(([, v]) =>
+      const worst = Object.entries(routedSweep).filter(([s]) => Number(s) < 1048576).map(([, v]) =>
         v.p99
       );
       checks.push(checkRow(
@@ -151,6 +182,19 @@ if (only.has("core") || only.has("state")) {
             "64 in flight and the sweep: one run each.\n\n" +
             "| measure | direct echo | through the engine | ratio |\n|---|---|---|---|\n" +
             rows.join("\n") +
+            "\n\n" + budgetMarkdown({
+              rows: [
+                { process: "engine", baseline: undefined, engine: routedRun.cpuUs[0] },
+                { process: "echo server", baseline: direct.cpuUs[0], engine: undefined },
+                { process: "answering worker", baseline: undefined, engine: routedRun.cpuUs[1] },
+                { process: "caller", baseline: direct.cpuUs[1], engine: routedRun.cpuUs[2] },
+              ],
+              baselineRate: base.conc!.perSecond,
+              share: 0.35,
+              unit: "call",
+            }) +
+            " The echo server receives and sends one message per call on the same transport " +
+            "(`Deno.serve` and `Deno.upgradeWebSocket`); the engine receives and sends two." +
             "\n\n### Payload sweep (p50 / p99)\n\n| payload | direct echo | through the engine |\n|---|---|---|\n" +
             sweepRows.join("\n"),
           checks,

@@ -91,6 +91,19 @@ Deno.test("the benchmarks run in smoke mode and write their sections of BENCHMAR
       assertRow(section(doc, "state"), "state::set");
       assertRow(section(doc, "http"), "64 connections, requests/s");
       assertRow(section(doc, "queue"), "routed call (baseline)");
+      // The CPU per call of each process, and what the throughput target leaves the engine.
+      for (
+        const [name, rows] of [["core", ["engine", "echo server", "caller", "all"]], [
+          "http",
+          ["engine", "plain Deno.serve server", "wrk", "all"],
+        ]] as const
+      ) {
+        for (const row of rows) assertRow(section(doc, name), `${row} |`);
+        assert.match(
+          section(doc, name),
+          /leaves\s+the\s+engine\s+at\s+most\s+(\d[\d.]*\s+µs|nothing)\s+per/,
+        );
+      }
       assert.equal(doc.match(/<!-- bench:compare -->/g)?.length, 1, "each section once");
     });
 
