@@ -86,7 +86,10 @@ export class ConfigReloader {
     }
     if (this.#rejected) log.info(`Config file ${file} is valid again`);
     this.#rejected = false;
-    if (plan.kind === "unchanged") return "unchanged";
+    if (plan.kind === "unchanged") {
+      await this.#retryFailed();
+      return "unchanged";
+    }
     const previous = this.#config;
     this.#config = plan.config;
     for (const key of plan.changedKeys.filter((k) => RESTART_KEYS.has(k))) {
@@ -150,6 +153,27 @@ export class ConfigReloader {
     if (failed.length > 0 || kept.length > 0 || local.kept.length > 0) log.warn(line);
     else log.info(line);
     return "apply";
+  }
+
+  /**
+   * Starts again the built-in workers of the config that could not start: the
+   * file was saved without a change, which is how a user (or `engine worker
+   * add <name>`) asks for another try once the port is free, say.
+   */
+  async #retryFailed(): Promise<void> {
+    const entries = this.#config.workers.filter((e) =>
+      e.path === undefined && this.#failures.has(e.name)
+    );
+    if (entries.length === 0) return;
+    const started: string[] = [];
+    for (const entry of entries) {
+      if (await this.#startBuiltin(entry, this.#config)) started.push(entry.name);
+    }
+    const failed = entries.map((e) => e.name).filter((name) => !started.includes(name));
+    const summary = [describe("started", started), describe("could not start", failed)]
+      .filter((s) => s !== "").join("; ");
+    if (failed.length > 0) this.#o.log.warn(`Config saved unchanged: ${summary}`);
+    else this.#o.log.info(`Config saved unchanged: ${summary}`);
   }
 
   /** Starts `entry` of `config`; a failure is logged and remembered. */

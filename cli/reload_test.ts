@@ -110,6 +110,24 @@ Deno.test("ConfigReloader.reload() applies edits to built-in and local workers, 
         assert.equal(lastLog(), 'Config reloaded: restarted "engine-http"');
       },
     );
+    await t.step(
+      "a built-in worker that could not start starts when the file is saved unchanged",
+      async () => {
+        const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+        const busy = HTTP.replace("port: 0", `port: ${taken.addr.port}`);
+        assert.equal(await edit(`${BASE}workers:\n${STATE}`), "apply");
+        assert.equal(await edit(`${BASE}workers:\n${STATE}${busy}`), "apply");
+        assert.deepEqual(reloader.builtinFailures().map((f) => f.name), ["engine-http"]);
+        assert.equal(await edit(`${BASE}workers:\n${STATE}${busy}`), "unchanged");
+        assert.equal(lastLog(), 'Config saved unchanged: could not start "engine-http"');
+        taken.close();
+        assert.equal(await edit(`${BASE}workers:\n${STATE}${busy}`), "unchanged");
+        assert.equal(lastLog(), 'Config saved unchanged: started "engine-http"');
+        assert.deepEqual(reloader.builtinFailures(), []);
+        assert.equal(engine.describeBuiltin("engine-http")?.port, taken.addr.port);
+        assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}`), "apply");
+      },
+    );
     await t.step("keys only a restart applies are reported", async () => {
       const text = `${BASE.replace("port: 0", "port: 1")}workers:\n${STATE}${HTTP}`;
       assert.equal(await edit(text), "apply");

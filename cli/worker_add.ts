@@ -231,6 +231,8 @@ async function addBuiltin(
   const { text } = read;
   const existing = findWorkerEntry(text, name);
   if (existing) {
+    const retried = await retryFailedBuiltin(name, read, options, io, existing.line);
+    if (retried !== undefined) return retried;
     io.out(
       `Worker "${name}" is already in ${file} (line ${existing.line}): nothing changed` +
         (options.force ? ` (a built-in worker has no dependencies to reinstall)` : ""),
@@ -256,6 +258,46 @@ async function addBuiltin(
     restart: false,
     since,
   });
+}
+
+/**
+ * When the engine of the config runs but could not start built-in worker
+ * `name` (its port was taken, say): asks it to try again (the config file
+ * saved as it is) and waits for the answer. `undefined` when there is no
+ * such failure to retry.
+ */
+async function retryFailedBuiltin(
+  name: string,
+  read: ReadConfig,
+  options: WorkerArgs,
+  io: Io,
+  line: number,
+): Promise<number | undefined> {
+  const file = options.config;
+  const url = engineUrlFor(read.config, options.url);
+  const linked = await linkEngine(url, file);
+  if (!linked.ok) return undefined;
+  const { link } = linked;
+  try {
+    const { failedBuiltins } = await link.supervisorList();
+    const failed = failedBuiltins.find((f) => f.name === name);
+    if (!failed) return undefined;
+    io.out(
+      `Worker "${name}" is in ${file} (line ${line}), but the engine could not start it: ` +
+        `${failed.error}. Asking the engine to try again`,
+    );
+    const since = Date.now();
+    // The engine retries its failed built-in workers when the file is saved unchanged.
+    await Deno.writeTextFile(file, await Deno.readTextFile(file));
+    if (!options.wait) {
+      io.out(`The engine at ${url} tries again; "engine worker list" shows how it is doing`);
+      return 0;
+    }
+    const wait = { timeoutMs: options.timeoutMs, configFile: file, since };
+    return await waitForBuiltin(link, name, io, wait);
+  } finally {
+    await link.close();
+  }
 }
 
 interface Follow {

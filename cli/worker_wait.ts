@@ -170,8 +170,8 @@ export async function waitForBuiltin(
     io.err(
       `Error: The engine could not start "${name}": ${outcome.failed.error}\n` +
         `Its entry stays in ${options.configFile ?? "the config file"}: change its config ` +
-        `there (the port, say) ` +
-        `and the engine tries again.`,
+        `there (the port, say) and the engine tries again; or, once the cause is gone (the ` +
+        `port is free, say), "engine worker add ${name}" asks it to try again.`,
     );
     return 1;
   }

@@ -49,3 +49,50 @@ Deno.test("engine worker add of a Python worker that ends without run_forever() 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("engine worker add <built-in> that is in the config but could not start asks the engine to try again", async () => {
+  const { dir, file } = await tempConfig(CONFIG);
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const engine = await spawnEngine({ config: file });
+  const cli = () =>
+    runCli(["worker", "add", "engine-http", "--config", file], { env: { ENGINE_URL: engine.url } });
+  try {
+    // The engine has applied a change of the file: it watches it.
+    const state = await runCli(["worker", "add", "engine-state", "--config", file], {
+      env: { ENGINE_URL: engine.url },
+    });
+    assert.equal(state.code, 0, state.stderr);
+    const http = `  - name: engine-http\n    config:\n      port: ${taken.addr.port}\n`;
+    await Deno.writeTextFile(file, `${await Deno.readTextFile(file)}${http}`);
+    await engine.waitForLine(/Worker "engine-http" failed to start: .*address already in use/);
+
+    const busy = await cli();
+    assert.equal(busy.code, 1, busy.stdout);
+    assert.ok(
+      busy.stdout.startsWith(
+        `Worker "engine-http" is in ${file} (line 10), but the engine could not start it: ` +
+          `Cannot listen on 127.0.0.1:${taken.addr.port}: address already in use. ` +
+          "Asking the engine to try again\n",
+      ),
+      busy.stdout,
+    );
+    assert.match(busy.stderr, /^Error: The engine could not start "engine-http": /);
+    assert.match(busy.stderr, /"engine worker add engine-http" asks it to try again\.\n$/);
+
+    taken.close();
+    const freed = await cli();
+    assert.equal(freed.code, 0, freed.stderr);
+    assert.match(freed.stdout, /✓ "engine-http" is running in the engine/);
+    const reply = await fetch(`http://127.0.0.1:${taken.addr.port}/nothing-here`);
+    assert.equal(reply.status, 404, "engine-http answers on the port it could not have before");
+    await reply.body?.cancel();
+  } finally {
+    try {
+      taken.close();
+    } catch {
+      // closed already
+    }
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
