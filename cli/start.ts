@@ -5,7 +5,12 @@
  * @module
  */
 import { dirname } from "node:path";
-import { DEFAULT_CONFIG_FILE, type EngineConfig, loadConfigFile } from "../engine/config/mod.ts";
+import {
+  DEFAULT_CONFIG_FILE,
+  type EngineConfig,
+  findWorkerEntry,
+  loadConfigFile,
+} from "../engine/config/mod.ts";
 import { type RunningEngine, startEngine } from "../engine/engine.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { exposedWithoutToken } from "../engine/token.ts";
@@ -92,7 +97,14 @@ export async function start(args: string[], io: Io): Promise<number> {
       const info = engine.describeBuiltin(entry.name);
       io.out(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
     } catch (e) {
-      io.err(`Error: Worker "${entry.name}" failed to start: ${(e as Error).message}`);
+      const message = (e as Error).message;
+      const fix = /address already in use/.test(message)
+        ? `: stop what uses it, or choose another "port" in its config`
+        : "";
+      io.err(
+        `Error: ${await entryPlace(file, entry.name)}: Worker "${entry.name}" failed to start: ` +
+          `${message}${fix}`,
+      );
       await engine.stop();
       return 1;
     }
@@ -106,6 +118,12 @@ export async function start(args: string[], io: Io): Promise<number> {
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
   return await waitForSignal(engine, io, supervision);
+}
+
+/** `<file>:<line>: workers[<i>]`: where worker `name`'s entry is in the config file. */
+async function entryPlace(file: string, name: string): Promise<string> {
+  const found = findWorkerEntry(await Deno.readTextFile(file).catch(() => ""), name);
+  return found ? `${file}:${found.line}: workers[${found.index}]` : file;
 }
 
 async function waitForSignal(

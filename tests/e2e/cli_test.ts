@@ -214,6 +214,17 @@ Deno.test("engine's start-up errors name the place: a missing file in the caller
     `Error: ${file}: port: Cannot listen on 127.0.0.1:${taken.addr.port}: address already in use: ` +
       `stop what uses it, or choose another "port"`,
   );
+  // A built-in worker's port: the entry's line and index.
+  const http = `workers:\n  - name: engine-http\n    config:\n      port: ${taken.addr.port}\n`;
+  const withHttp = await tempConfig(MINIMAL.replace("workers: []\n", http));
+  const httpBusy = await runCli(["--config", withHttp.file]);
+  assert.equal(httpBusy.code, 1);
+  assert.equal(
+    httpBusy.stderr.trim(),
+    `Error: ${withHttp.file}:4: workers[0]: Worker "engine-http" failed to start: Cannot listen on ` +
+      `127.0.0.1:${taken.addr.port}: address already in use: stop what uses it, or choose ` +
+      `another "port" in its config`,
+  );
 });
 
 Deno.test("engine refuses to listen beyond loopback without a token", async () => {
