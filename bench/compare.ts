@@ -115,6 +115,7 @@ const med = (key: string): Figures => {
 };
 const us = (v: number) => `${v.toFixed(0)} µs`;
 const cpuRows: string[] = [];
+const budgets: string[] = [];
 const verdict = (ok: boolean) => ok ? "met" : "**missed**";
 const rows: string[] = [];
 for (const size of sizes) {
@@ -137,6 +138,14 @@ for (const size of sizes) {
     `| ${label} | ${us(n.cpu[0])} / ${us(n.cpu[1])} / ${us(n.cpu[2])} | ${us(sum(n))} | ${
       us(e.cpu[0])
     } / ${us(e.cpu[1])} / ${us(e.cpu[2])} | ${us(sum(e))} | ${ratio(sum(e), sum(n))} |`,
+  );
+  // What the throughput target leaves the engine, with every core busy all the time.
+  const all = (navigator.hardwareConcurrency * 1e6) / (1.5 * n.rate);
+  const left = all - e.cpu[1] - e.cpu[2];
+  budgets.push(
+    `- ${label}: at 1.5× NATS's rate, ${us(all)} of CPU per call for all three processes; the ` +
+      `echo worker and the caller take ${us(e.cpu[1] + e.cpu[2])}, which leaves the engine ` +
+      `${left > 0 ? `at most ${us(left)}` : "nothing"} (it takes ${us(e.cpu[0])}).`,
   );
 }
 
@@ -169,6 +178,8 @@ bound by the busiest single process and by the sum.
 | payload | NATS: nats-server / responder / requester | NATS total | engine / echo worker / caller | engine total | engine / NATS |
 |---|---|---|---|---|---|
 ${cpuRows.join("\n")}
+
+${budgets.join("\n")}
 `;
 await writeSection(values.out!, "compare", markdown);
 console.log(markdown);

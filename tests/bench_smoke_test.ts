@@ -52,6 +52,12 @@ Deno.test("the benchmarks run in smoke mode and write their sections of BENCHMAR
         for (const measure of ["sequential p50", "sequential p99", "64 in flight"]) {
           assertRow(s, `${size} | ${measure}`);
         }
+        assert.match(
+          s,
+          new RegExp(
+            `- ${size}:\\s+at\\s+1\\.5×\\s+NATS's\\s+rate,[\\s\\S]*?leaves\\s+the\\s+engine\\s+(at\\s+most\\s+\\d+\\s+µs|nothing)`,
+          ),
+        );
       }
     });
 
