@@ -88,6 +88,10 @@ export async function startEmbeddedConsole(
     const { url } = engine.describeBuiltin(consoleWorker.name) as { url: string };
     io.out(`Console on ${url}`);
   } catch (e) {
-    io.err(`Error: ${(e as Error).message}: the engine runs without its console`);
+    // The engine goes on: a warning, with the way out.
+    io.err(
+      `Warning: ${(e as Error).message}: the engine runs without its console; choose another ` +
+        `"console.port" in the config file, or set "console.enabled: false"`,
+    );
   }
 }

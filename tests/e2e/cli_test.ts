@@ -227,6 +227,28 @@ Deno.test("engine's start-up errors name the place: a missing file in the caller
   );
 });
 
+Deno.test("engine whose console port is taken warns, says how to move or turn off the console, and runs on", async () => {
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const block = `console:\n  port: ${taken.addr.port}\n`;
+  const { file } = await tempConfig(MINIMAL.replace("console:\n  enabled: false\n", block));
+  const engine = await spawnEngine({ config: file });
+  try {
+    const line = await engine.waitForLine(/the engine runs without its console/);
+    assert.equal(
+      line,
+      `Warning: Console cannot listen on 127.0.0.1:${taken.addr.port}: address already in use: ` +
+        `the engine runs without its console; choose another "console.port" in the config file, ` +
+        `or set "console.enabled: false"`,
+    );
+    const health = await runCli(["trigger", "--function-id=engine::health::check"], {
+      env: { ENGINE_URL: engine.url },
+    });
+    assert.equal(health.code, 0, health.stderr);
+  } finally {
+    await engine.stop();
+  }
+});
+
 Deno.test("engine refuses to listen beyond loopback without a token", async () => {
   const { file } = await tempConfig("host: 0.0.0.0\nport: 0\nworkers: []\n");
   const r = await runCli(["--config", file], { env: { ENGINE_TOKEN: "" } });
