@@ -86,15 +86,28 @@ export function parseFrame(text: string): ParseOutcome {
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length > 0 ? issue.path.join(".") : "(frame)";
     return withCall({
       ok: false,
       code: ErrorCode.InvalidFrame,
-      message: `Invalid "${type as InboundType}" frame: field "${field}": ${issue.message}`,
+      message: `Invalid "${type as InboundType}" frame: ${
+        describeIssue(parsed.error.issues[0]!, raw)
+      }`,
     }, raw);
   }
   return { ok: true, frame: parsed.data as InboundFrame };
+}
+
+/** What is wrong with the field an issue is about: a missing one is called missing. */
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
+  if (issue.path.length === 0) return `field "(frame)": ${issue.message}`;
+  const field = issue.path.join(".");
+  let value = raw;
+  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+  if (value !== undefined) return `field "${field}": ${issue.message}`;
+  const expected = issue.code === "invalid_type" && issue.expected !== "nonoptional"
+    ? `: expected ${issue.expected}`
+    : "";
+  return `field "${field}" is missing${expected}`;
 }
 
 /**

@@ -32,8 +32,14 @@ Deno.test("parseFrame() says what is wrong with a bad frame", () => {
     [
       '{"type":"registertrigger","id":"t","function_id":"a::b","config":{}}',
       "invalid_frame",
-      /field "trigger_type"/,
+      /field "trigger_type" is missing: expected string$/,
     ],
+    [
+      '{"type":"invokefunction","invocation_id":"i","function_id":"a::b"}',
+      "invalid_frame",
+      /field "data" is missing$/,
+    ],
+    ['{"type":"registerfunction","id":7}', "invalid_frame", /field "id": .*expected string/],
     [
       '{"type":"invokefunction","function_id":"a::b","data":1,"action":{"type":"teleport"}}',
       "invalid_frame",
