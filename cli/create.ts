@@ -95,7 +95,9 @@ export async function create(args: string[], io: Io): Promise<number> {
   io.out(`Created the "${template.name}" project in ${root} (${template.files.length} files)`);
   io.out("");
   io.out("Next steps:");
-  for (const step of [`cd ${shellWord(directory)}`, ...template.nextSteps]) io.out(`  ${step}`);
+  // Created in the folder the user is in: no "cd ." to type.
+  const cd = root === resolveFromCaller(".") ? [] : [`cd ${shellWord(directory)}`];
+  for (const step of [...cd, ...template.nextSteps]) io.out(`  ${step}`);
   io.out("");
   io.out("README.md walks through the rest: state, an HTTP endpoint, the console.");
   return 0;

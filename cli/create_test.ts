@@ -210,6 +210,16 @@ Deno.test("engine create resolves --directory against the folder it was run from
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}cd 'my project'$/m);
     await Deno.stat(join(dir, "my project", "engine-config.yaml"));
+    // In the current folder (as the start command's hint suggests): no "cd ." step.
+    const here = join(dir, "here");
+    await Deno.mkdir(here);
+    const inPlace = await runCli(["create", "--template=quickstart", "--directory=."], {
+      cwd: here,
+      env: { ENGINE_CALLER_DIR: here },
+    });
+    assert.equal(inPlace.code, 0, inPlace.stderr);
+    assert.match(inPlace.stdout, /Next steps:\n {2}engine --config engine-config\.yaml/);
+    assert.doesNotMatch(inPlace.stdout, /^ {2}cd /m);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
