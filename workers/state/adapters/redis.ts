@@ -93,20 +93,20 @@ export class RedisStore implements StateStore {
   }
 
   async get(scope: string, key: string): Promise<JsonValue | undefined> {
-    const text = await this.#redis.hget(PREFIX + scope, key);
+    const text = await this.#inScope(scope, () => this.#redis.hget(PREFIX + scope, key));
     return text === null ? undefined : JSON.parse(text);
   }
 
   async set(scope: string, key: string, value: JsonValue): Promise<SetOutcome> {
     const text = encodeValue(value, this.#maxValueBytes, { scope, key });
-    const old = await this.#redis.stateSet(PREFIX + scope, key, text);
+    const old = await this.#inScope(scope, () => this.#redis.stateSet(PREFIX + scope, key, text));
     return old === null
       ? { created: true, oldValue: null }
       : { created: false, oldValue: JSON.parse(old) };
   }
 
   async delete(scope: string, key: string): Promise<DeleteOutcome> {
-    const old = await this.#redis.stateDelete(PREFIX + scope, key);
+    const old = await this.#inScope(scope, () => this.#redis.stateDelete(PREFIX + scope, key));
     return old === null
       ? { existed: false, oldValue: null }
       : { existed: true, oldValue: JSON.parse(old) };
@@ -115,7 +115,7 @@ export class RedisStore implements StateStore {
   update(scope: string, key: string, ops: readonly UpdateOp[]): Promise<UpdateOutcome> {
     const id = `${scope}\u0000${key}`;
     const previous = this.#updates.get(id) ?? Promise.resolve();
-    const run = previous.then(() => this.#update(scope, key, ops));
+    const run = previous.then(() => this.#inScope(scope, () => this.#update(scope, key, ops)));
     const tail = run.catch(() => {});
     this.#updates.set(id, tail);
     tail.then(() => {
@@ -151,7 +151,7 @@ export class RedisStore implements StateStore {
   }
 
   async list(scope: string): Promise<StateEntry[]> {
-    const fields = await this.#redis.hgetall(PREFIX + scope);
+    const fields = await this.#inScope(scope, () => this.#redis.hgetall(PREFIX + scope));
     return Object.keys(fields).sort(compareKeys).map((key) => ({
       key,
       value: JSON.parse(fields[key] as string),
@@ -162,11 +162,39 @@ export class RedisStore implements StateStore {
     const groups = new Set<string>();
     let cursor = "0";
     do {
-      const [next, keys] = await this.#redis.scan(cursor, "MATCH", `${PREFIX}*`, "COUNT", 500);
+      // Hashes only: another application's key under the same prefix is not a scope.
+      const [next, keys] = await this.#redis.scan(
+        cursor,
+        "MATCH",
+        `${PREFIX}*`,
+        "COUNT",
+        500,
+        "TYPE",
+        "hash",
+      );
       for (const key of keys) groups.add(key.slice(PREFIX.length));
       cursor = next;
     } while (cursor !== "0");
     return [...groups].sort(compareKeys);
+  }
+
+  /**
+   * Runs `work` on the hash of `scope`; a key of another type there (an
+   * application sharing the database wrote it) is named in the error instead
+   * of Redis's bare WRONGTYPE.
+   */
+  async #inScope<T>(scope: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!/WRONGTYPE/.test((error as Error)?.message ?? "")) throw error;
+      const type = await this.#redis.type(PREFIX + scope).catch(() => "value of another type");
+      throw new Error(
+        `Scope ${JSON.stringify(scope)} cannot be used: Redis key ${
+          JSON.stringify(PREFIX + scope)
+        } holds a ${type}, not a hash of state (something else wrote it): use another scope, or another Redis database for the state`,
+      );
+    }
   }
 
   async close(): Promise<void> {
