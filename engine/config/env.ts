@@ -6,7 +6,11 @@
  * |------------------|---------------------------------------------------|
  * | `${VAR}`         | the value of `VAR`; an error when `VAR` is unset  |
  * | `${VAR:default}` | `default` when `VAR` is unset (may hold `:`, not `}`) |
- * | `${VAR:}`        | the empty string when `VAR` is unset              |
+ * | `${VAR:}`        | nothing when `VAR` is unset (see below)           |
+ *
+ * A value is text: an empty one leaves the scalar empty, which YAML reads as
+ * null where it stands alone (`token: ${T:}`), as the reference does; write
+ * `"${T:}"` for the empty string.
  *
  * Unlike the reference, which expands the whole text, text in a `#` comment is
  * left alone, so a commented-out `password: ${SECRET}` does not stop start-up;
