@@ -159,11 +159,18 @@ async function waitUntilGone(pgid: number, ms: number): Promise<void> {
 }
 
 /**
+ * Terminal control sequences (colours, cursor moves: CSI; titles, links: OSC).
+ * A log entry is text: Deno, for one, colours an uncaught error even on a pipe.
+ */
+// deno-lint-ignore no-control-regex
+const TERMINAL_CODES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+
+/**
  * Calls `onLine` for each line of `stream` (without its end of line), the
  * last one even without a newline. A line longer than `maxLength` is one
  * call with its first `maxLength` characters and a note of how many more
  * were cut (`… [1,983,616 more characters cut]`); only that much of it is
- * ever held.
+ * ever held. Terminal control sequences are dropped from every line.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
@@ -175,6 +182,7 @@ export async function readLines(
   let cut = 0;
   const emit = (line: string) => {
     if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (line.includes("\x1b")) line = line.replace(TERMINAL_CODES, "");
     if (line.length > maxLength) {
       cut += line.length - maxLength;
       line = line.slice(0, maxLength);

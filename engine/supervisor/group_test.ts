@@ -31,6 +31,8 @@ Deno.test("readLines() gives lines whole, and one line over the limit as one cut
       "01234567 … [5 more characters cut]",
     ]],
     ["exactly the limit", ["01234567\n"], ["01234567"]],
+    ["colours and a link dropped", ["\x1b[0m\x1b[1m\x1b[31merror\x1b[0m: x\n"], ["error: x"]],
+    ["an OSC 8 link", ["\x1b]8;;http://a\x1b\\a\x1b]8;;\x07\n"], ["a"]],
   ];
   for (const [name, chunks, expected] of cases) {
     assert.deepEqual(await linesOf(chunks, 8), expected, name);

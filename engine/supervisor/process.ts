@@ -259,7 +259,8 @@ export class SupervisedWorker {
     try {
       child = spawnGroup(command, {
         cwd: loaded.folder,
-        env: { ...loaded.manifest.env, ...env },
+        // Its output becomes log entries: text, not terminal colours (the manifest may say otherwise).
+        env: { NO_COLOR: "1", ...loaded.manifest.env, ...env },
         label: `engine-worker:${this.name}`,
         killAfterMs: this.#s.stopGraceMs,
       });

@@ -142,6 +142,28 @@ Deno.test("SupervisedWorker passes the manifest's env and the engine's env to th
   }
 });
 
+Deno.test("SupervisedWorker's output is text: NO_COLOR is set, and colours written anyway are dropped", async () => {
+  const s = await setup({
+    start:
+      `echo "NO_COLOR=$NO_COLOR"; printf '\\033[1m\\033[31merror\\033[0m: boom\\n' >&2; sleep 300`,
+  });
+  const w = worker(s);
+  try {
+    w.start();
+    await eventually(
+      () => w.describe().tail.includes("error: boom"),
+      "the error line, without colours",
+    );
+    assert.ok(w.describe().tail.includes("NO_COLOR=1"), w.describe().tail.join("\n"));
+    const entries = s.logs.query().map((e) => e.message);
+    assert.ok(entries.includes("error: boom"), entries.join("\n"));
+    assert.ok(!entries.some((m) => m.includes("\x1b")), "no escape codes in the log");
+  } finally {
+    await w.stop();
+    await s.cleanup();
+  }
+});
+
 Deno.test("SupervisedWorker that cannot run is crashed with the reason and not restarted", async (t) => {
   await t.step("no manifest", async () => {
     const s = await setup({ start: "true" }, false);
