@@ -6,7 +6,7 @@
  */
 
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../engine/suggest.ts";
 import { UsageError } from "./usage.ts";
 
 /**

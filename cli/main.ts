@@ -11,7 +11,7 @@ import { logs } from "./logs.ts";
 import { start } from "./start.ts";
 import { trigger } from "./trigger.ts";
 import type { Io } from "./trigger.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../engine/suggest.ts";
 import { helpFor, UsageError } from "./usage.ts";
 import { worker } from "./worker.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import type { EngineClient } from "./engine_url.ts";
-import { closest } from "./suggest.ts";
+import { closest } from "../engine/suggest.ts";
 
 const LIST = '"engine trigger --function-id=engine::functions::list" lists the functions';
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { closest } from "./suggest.ts";
+import { closest } from "../engine/suggest.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 import { workerAdd } from "./worker_add.ts";

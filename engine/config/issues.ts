@@ -6,6 +6,7 @@
  * @module
  */
 
+import { closest, didYouMean } from "../suggest.ts";
 import type { FieldPath } from "./locate.ts";
 
 /** The parts of a zod issue this module reads (from any zod schema). */
@@ -28,6 +29,10 @@ export interface Problem {
   problem: string;
   /** Points at the field's key (an unknown field) rather than its value. */
   atKey: boolean;
+  /** The unknown keys of a map this problem is about (the first is at `path`). */
+  unknownKeys?: string[];
+  /** A required field is missing at `path`. */
+  missing?: boolean;
 }
 
 /** Whether `error` is a ZodError (of any copy of zod). */
@@ -35,16 +40,116 @@ export function isZodError(error: unknown): error is { issues: Issue[] } {
   return error instanceof Error && Array.isArray((error as { issues?: unknown }).issues);
 }
 
-/** Describes `issue`; `root` is the value the issue's path starts from. */
-export function describeIssue(issue: Issue, root: unknown, prefix: FieldPath = []): Problem {
+/**
+ * Describes `issue`; `root` is the value the issue's path starts from. With
+ * `schema` (the one `root` was checked against), an unknown field that looks
+ * like a typo of a field the schema has says which (`did you mean "port"?`).
+ */
+export function describeIssue(
+  issue: Issue,
+  root: unknown,
+  prefix: FieldPath = [],
+  schema?: unknown,
+): Problem {
   const path = [...prefix, ...issue.path];
   const value = valueAt(root, issue.path);
   if (issue.code === "unrecognized_keys" && issue.keys && issue.keys.length > 0) {
     const [first, ...more] = issue.keys;
     const also = more.length > 0 ? ` (also ${more.map((key) => `"${key}"`).join(", ")})` : "";
-    return { path: [...path, first!], problem: `Unknown field${also}`, atKey: true };
+    const known = schema === undefined ? [] : keysOf(schema, issue.path);
+    return {
+      path: [...path, first!],
+      problem: `Unknown field${also}${didYouMean(first!, known)}`,
+      atKey: true,
+      unknownKeys: issue.keys,
+    };
   }
-  return { path, problem: problemOf(issue, value), atKey: false };
+  const problem = problemOf(issue, value);
+  return value === undefined && issue.code === "invalid_type"
+    ? { path, problem, atKey: false, missing: true }
+    : { path, problem, atKey: false };
+}
+
+/**
+ * A missing field whose map has an unknown key that is a typo of it is told
+ * as that typo, at the key: `entyr: Unknown field: did you mean "entry"?`,
+ * not `entry: Missing required field` at the map, which names neither the
+ * key written nor its line.
+ */
+export function preferTypos(problems: readonly Problem[]): Problem[] {
+  /** Each unknown-key problem that explains a missing field: the key written and the field meant. */
+  const typos = new Map<Problem, { typo: string; name: string }>();
+  const explained = new Set<Problem>();
+  for (const missing of problems) {
+    const name = missing.path.at(-1);
+    if (!missing.missing || typeof name !== "string") continue;
+    const parent = missing.path.slice(0, -1);
+    const unknown = problems.find((p) =>
+      p.unknownKeys !== undefined && !typos.has(p) && samePath(p.path.slice(0, -1), parent) &&
+      p.unknownKeys.some((key) => closest(key, [name]) === name)
+    );
+    if (unknown === undefined) continue;
+    const typo = unknown.unknownKeys!.find((key) => closest(key, [name]) === name)!;
+    typos.set(unknown, { typo, name });
+    explained.add(missing);
+  }
+  return problems.filter((p) => !explained.has(p)).map((p) => {
+    const found = typos.get(p);
+    if (found === undefined) return p;
+    return {
+      path: [...p.path.slice(0, -1), found.typo],
+      problem: `Unknown field: did you mean "${found.name}"? ("${found.name}" is required)`,
+      atKey: true,
+    };
+  });
+}
+
+function samePath(a: FieldPath, b: FieldPath): boolean {
+  return a.length === b.length && a.every((part, i) => part === b[i]);
+}
+
+/**
+ * The field names of the map at `path` in a zod schema, as far as its shape
+ * tells (through optional, default, nullable, arrays, records, pipes and
+ * unions); none where it cannot tell.
+ */
+function keysOf(schema: unknown, path: readonly PropertyKey[]): string[] {
+  let at: unknown[] = [schema];
+  for (const part of [...path, undefined]) {
+    const next: unknown[] = [];
+    const seen = new Set<unknown>();
+    const visit = (s: unknown) => {
+      const def = (s as { _zod?: { def?: Record<string, unknown> } })?._zod?.def;
+      if (!def || seen.has(s)) return;
+      seen.add(s);
+      switch (def.type) {
+        case "optional":
+        case "nullable":
+        case "default":
+        case "prefault":
+        case "catch":
+        case "readonly":
+        case "nonoptional":
+          return visit(def.innerType);
+        case "pipe":
+          return visit(def.in);
+        case "union":
+          return (def.options as unknown[]).forEach(visit);
+        case "lazy":
+          return visit((def.getter as () => unknown)());
+      }
+      if (part === undefined) return void next.push(s);
+      if (def.type === "object") next.push((def.shape as Record<PropertyKey, unknown>)[part]);
+      else if (def.type === "array" && typeof part === "number") next.push(def.element);
+      else if (def.type === "record") next.push(def.valueType);
+    };
+    at.forEach(visit);
+    at = next.filter((s) => s !== undefined);
+  }
+  return at.flatMap((s) => {
+    const def = (s as { _zod: { def: Record<string, unknown> } })._zod.def;
+    return def.type === "object" ? Object.keys(def.shape as object) : [];
+  });
 }
 
 function problemOf(issue: Issue, value: unknown): string {

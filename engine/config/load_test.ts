@@ -23,7 +23,7 @@ Deno.test("loadConfigFile() names the file in a parse error", async () => {
     await Deno.writeTextFile(file, "workers: []\nportt: 1\n");
     const result = await loadConfigFile(file, { env: () => undefined });
     assert.ok(!result.ok);
-    assert.equal(result.error.message, `${file}:2:1: portt: Unknown field`);
+    assert.equal(result.error.message, `${file}:2:1: portt: Unknown field: did you mean "port"?`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

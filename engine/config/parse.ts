@@ -78,7 +78,9 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
         return shaped.success ? checkWorker(shaped.data, index, options) : [];
       })
       : [];
-    const problems = parsed.error.issues.map((issue) => describeIssue(issue, raw));
+    const problems = parsed.error.issues.map((issue) =>
+      describeIssue(issue, raw, [], EngineConfig)
+    );
     return first([...problems, ...workerProblems]);
   }
   const config = parsed.data;

@@ -9,6 +9,7 @@ const HttpConfig = z.strictObject({
   cors: z.strictObject({ allowed_origins: z.array(z.string()).default(["localhost"]) }).prefault(
     {},
   ),
+  middleware: z.array(z.strictObject({ function_id: z.string() })).optional(),
 });
 const StateConfig = z.strictObject({ adapter: z.string().default("memory") });
 
@@ -32,7 +33,30 @@ function errorOf(text: string, env: Record<string, string> = {}): ConfigError {
 Deno.test("parseConfig() names the file, line and field of each error", async (t) => {
   // [case, text, line, column, field path, start of the problem]
   const cases: [string, string, number, number, string, string][] = [
-    ["unknown top-level key", "host: 127.0.0.1\nprot: 3\n", 2, 1, "prot", "Unknown field"],
+    [
+      "unknown top-level key, a typo of a known one",
+      "host: 127.0.0.1\nprot: 3\n",
+      2,
+      1,
+      "prot",
+      'Unknown field: did you mean "port"?',
+    ],
+    [
+      "a typo of a required field is told at the typo, not as the field missing",
+      "workers:\n  - nmae: orders\n    path: ./w\n",
+      2,
+      5,
+      "workers[0].nmae",
+      'Unknown field: did you mean "name"? ("name" is required)',
+    ],
+    [
+      "a typo of a required field in a built-in worker's config",
+      "workers:\n  - name: engine-http\n    config:\n      middleware:\n        - functon_id: auth::check\n",
+      5,
+      11,
+      "workers[0].config.middleware[0].functon_id",
+      'Unknown field: did you mean "function_id"? ("function_id" is required)',
+    ],
     [
       "unknown key in a nested object",
       "console:\n  port: 1\n  hots: x\n",
@@ -323,4 +347,12 @@ Deno.test("parseConfig() lets a loopback or disabled console run without a token
       assert.ok(result.ok, result.ok ? "" : result.error.message);
     });
   }
+});
+
+Deno.test("parseConfig() suggests a field only for a near typo of one", () => {
+  assert.equal(errorOf("frobnicate: 1\n").message, `${FILE}:1:1: frobnicate: Unknown field`);
+  assert.equal(
+    errorOf("console:\n  prot: 1\n  x: 2\n").message,
+    `${FILE}:2:3: console.prot: Unknown field (also "x"): did you mean "port"?`,
+  );
 });

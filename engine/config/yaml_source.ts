@@ -9,7 +9,7 @@
 
 import { type LineCounter, parseDocument } from "yaml";
 import { ConfigError } from "./error.ts";
-import type { Problem } from "./issues.ts";
+import { preferTypos, type Problem } from "./issues.ts";
 import { formatPath, lineCounterFor, offsetOf } from "./locate.ts";
 
 /** The YAML of a {@linkcode YamlSource}, parsed. */
@@ -84,7 +84,7 @@ export class YamlSource {
       return { ok: false, error: this.errorAt(0, `Invalid YAML: ${detail}`, { cause: error }) };
     }
     const firstProblem = (problems: Problem[]): ConfigError => {
-      const placed = problems.map((p) => ({
+      const placed = preferTypos(problems).map((p) => ({
         ...p,
         offset: at(offsetOf(doc, p.path, { key: p.atKey })),
       }));

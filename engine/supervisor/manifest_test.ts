@@ -51,6 +51,14 @@ Deno.test("parseManifest() names the file, line, column and field of each error"
       "Unknown field",
     ],
     [
+      "a typo of entry",
+      VALID.replace("  entry: main.py", "  entyr: main.py"),
+      5,
+      3,
+      "runtime.entyr",
+      'Unknown field: did you mean "entry"? ("entry" is required)',
+    ],
+    [
       "missing entry",
       VALID.replace("  entry: main.py\n", ""),
       3,
