@@ -151,15 +151,15 @@ export class PendingCalls {
     else pending.resolve(msg.result);
   }
 
-  /** Rejects every waiting call with `code` and `message`. */
-  rejectAll(code: string, message: string): void {
+  /** Rejects every waiting call with `code` and the `message` for its function. */
+  rejectAll(code: string, message: (function_id: string) => string): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerAt = Infinity;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) {
-      p.reject(new EngineError(code, message, { function_id: p.function_id }));
+      p.reject(new EngineError(code, message(p.function_id), { function_id: p.function_id }));
     }
   }
 
@@ -188,9 +188,13 @@ export class PendingCalls {
       // the function was slow: say so.
       const why = p.sent ? "" : ": not connected to the engine, so the call was never sent";
       p.reject(
-        new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms${why}`, {
-          function_id: p.function_id,
-        }),
+        new EngineError(
+          "TIMEOUT",
+          `Invocation of ${p.function_id} timed out after ${p.timeoutMs}ms${why}`,
+          {
+            function_id: p.function_id,
+          },
+        ),
       );
     }
     if (next < Infinity) this.#arm(next);

@@ -139,7 +139,7 @@ Deno.test("trigger() resolves with the result and rejects with EngineError", asy
         (err) => {
           assert.ok(err instanceof EngineError);
           assert.equal(err.code, "TIMEOUT");
-          assert.equal(err.message, "invocation timed out after 50ms");
+          assert.equal(err.message, "Invocation of slow::fn timed out after 50ms");
           return true;
         },
       );

@@ -97,7 +97,7 @@ Deno.test("a call that times out before any connection opens says it was never s
     await assert.rejects(worker.trigger({ function_id: "a::b", payload: {}, timeoutMs: 50 }), {
       code: "TIMEOUT",
       message:
-        "invocation timed out after 50ms: not connected to the engine, so the call was never sent",
+        "Invocation of a::b timed out after 50ms: not connected to the engine, so the call was never sent",
     });
   } finally {
     await worker.shutdown();
@@ -149,7 +149,11 @@ Deno.test("shutdown() closes with 1000 and rejects pending calls with code shutd
   const conn = await engine.connection(0);
   const pending = worker.trigger({ function_id: "never::answered", payload: {} });
   await conn.waitType("invokefunction", "never::answered");
-  const rejected = assert.rejects(pending, { name: "EngineError", code: "shutdown" });
+  const rejected = assert.rejects(pending, {
+    name: "EngineError",
+    code: "shutdown",
+    message: "Invocation of never::answered stopped: the worker is shutting down",
+  });
   await worker.shutdown();
   await rejected;
   await conn.closed;

@@ -323,7 +323,10 @@ export class Worker {
     if (this.#shutdown) return this.#shutdown;
     const idx = live.indexOf(this);
     if (idx >= 0) live.splice(idx, 1);
-    this.#calls.rejectAll("shutdown", "Worker is shutting down");
+    this.#calls.rejectAll(
+      "shutdown",
+      (id) => `Invocation of ${id} stopped: the worker is shutting down`,
+    );
     for (const waiter of this.#readyWaiters.splice(0)) {
       waiter.reject(new EngineError("shutdown", "Worker is shutting down"));
     }

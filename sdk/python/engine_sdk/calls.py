@@ -80,14 +80,14 @@ class PendingCalls:
             pending.future.set_result(frame.get("result"))
         return True
 
-    def fail_all(self, error: EngineError) -> None:
-        """Fails every outstanding call with ``error`` (used at shutdown)."""
+    def fail_all(self, code: str, message: Callable[[str], str]) -> None:
+        """Fails every outstanding call with ``code`` and the ``message`` for its function (used at shutdown)."""
         calls, self._calls = self._calls, {}
         for pending in calls.values():
             pending.timer.cancel()
             if not pending.future.done():
                 pending.future.set_exception(
-                    EngineError(error.code, error.message, function_id=pending.function_id)
+                    EngineError(code, message(pending.function_id), function_id=pending.function_id)
                 )
 
     def _expire(self, invocation_id: str, timeout_ms: float) -> None:
@@ -99,7 +99,7 @@ class PendingCalls:
             pending.future.set_exception(
                 EngineError(
                     "TIMEOUT",
-                    f"invocation timed out after {timeout_ms:g}ms{why}",
+                    f"Invocation of {pending.function_id} timed out after {timeout_ms:g}ms{why}",
                     function_id=pending.function_id,
                 )
             )

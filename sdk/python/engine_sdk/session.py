@@ -153,7 +153,7 @@ class Session:
     async def close(self) -> None:
         """Fails outstanding calls, stops running handlers and closes the socket."""
         self._closed = True
-        self._calls.fail_all(EngineError("shutdown", "Worker is shutting down"))
+        self._calls.fail_all("shutdown", lambda fn: f"Invocation of {fn} stopped: the worker is shutting down")
         # Triggers being served stop with the worker (their timers, threads, ...).
         try:
             await asyncio.wait_for(self._provider.release(), RELEASE_AT_SHUTDOWN_S)

@@ -72,7 +72,7 @@ class ReconnectTest(support.WorkerTestCase):
             worker.trigger({"function_id": "a::b", "payload": {}, "timeout_ms": 50})
         self.assertEqual(
             (caught.exception.code, caught.exception.message),
-            ("TIMEOUT", "invocation timed out after 50ms: not connected to the engine, so the call was never sent"),
+            ("TIMEOUT", "Invocation of a::b timed out after 50ms: not connected to the engine, so the call was never sent"),
         )
 
     def test_queued_calls_that_timed_out_are_not_sent(self) -> None:

@@ -73,7 +73,7 @@ class TriggerTest(support.WorkerTestCase):
         with self.assertRaises(EngineError) as caught:
             worker.trigger({"function_id": "slow::fn", "payload": {}, "timeout_ms": 150})
         self.assertGreaterEqual(time.monotonic() - started, 0.14)
-        self.assertEqual((caught.exception.code, caught.exception.message), ("TIMEOUT", "invocation timed out after 150ms"))
+        self.assertEqual((caught.exception.code, caught.exception.message), ("TIMEOUT", "Invocation of slow::fn timed out after 150ms"))
         late = peer.next_frame()
         peer.send(result(late, "late"))  # ignored: nobody waits for it any more
         call = support.in_thread(lambda: worker.trigger({"function_id": "slow::fn", "payload": {}}))
@@ -82,7 +82,7 @@ class TriggerTest(support.WorkerTestCase):
 
     def test_default_timeout_comes_from_the_options(self) -> None:
         worker, _ = self.connect(invocation_timeout_ms=100)
-        with self.assertRaisesRegex(EngineError, "TIMEOUT: invocation timed out after 100ms"):
+        with self.assertRaisesRegex(EngineError, "TIMEOUT: Invocation of slow::fn timed out after 100ms"):
             worker.trigger({"function_id": "slow::fn", "payload": {}})
 
     def test_void_call_has_no_id_and_returns_none_at_once(self) -> None:
@@ -173,6 +173,7 @@ class TriggerTest(support.WorkerTestCase):
         with self.assertRaises(EngineError) as caught:
             call.result(5)
         self.assertEqual(caught.exception.code, "shutdown")
+        self.assertEqual(caught.exception.message, "Invocation of never::answers stopped: the worker is shutting down")
         with self.assertRaisesRegex(EngineError, "shutdown"):
             worker.trigger({"function_id": "a::b", "payload": {}})
 

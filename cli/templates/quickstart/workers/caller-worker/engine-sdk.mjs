@@ -1234,7 +1234,7 @@ var PendingCalls = class {
     if (msg.error) pending.reject(EngineError.fromBody(msg.error, pending.function_id));
     else pending.resolve(msg.result);
   }
-  /** Rejects every waiting call with `code` and `message`. */
+  /** Rejects every waiting call with `code` and the `message` for its function. */
   rejectAll(code, message) {
     if (this.#timer !== void 0) clearTimeout(this.#timer);
     this.#timer = void 0;
@@ -1244,7 +1244,7 @@ var PendingCalls = class {
     ];
     this.#pending.clear();
     for (const p of pending) {
-      p.reject(new EngineError(code, message, {
+      p.reject(new EngineError(code, message(p.function_id), {
         function_id: p.function_id
       }));
     }
@@ -1267,7 +1267,7 @@ var PendingCalls = class {
       }
       this.#pending.delete(id);
       const why = p.sent ? "" : ": not connected to the engine, so the call was never sent";
-      p.reject(new EngineError("TIMEOUT", `invocation timed out after ${p.timeoutMs}ms${why}`, {
+      p.reject(new EngineError("TIMEOUT", `Invocation of ${p.function_id} timed out after ${p.timeoutMs}ms${why}`, {
         function_id: p.function_id
       }));
     }
@@ -1905,7 +1905,7 @@ var Worker = class {
     if (this.#shutdown) return this.#shutdown;
     const idx = live.indexOf(this);
     if (idx >= 0) live.splice(idx, 1);
-    this.#calls.rejectAll("shutdown", "Worker is shutting down");
+    this.#calls.rejectAll("shutdown", (id) => `Invocation of ${id} stopped: the worker is shutting down`);
     for (const waiter of this.#readyWaiters.splice(0)) {
       waiter.reject(new EngineError("shutdown", "Worker is shutting down"));
     }
