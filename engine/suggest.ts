@@ -1,7 +1,7 @@
 /**
  * "Did you mean …?" for the names a user types: commands, options, function
- * ids. A typo is a small edit away from the name meant; anything further is
- * not guessed at.
+ * ids, config and manifest fields. A typo is a small edit away from the name
+ * meant; anything further is not guessed at.
  *
  * @module
  */
