@@ -172,6 +172,11 @@ function problemOf(issue: Issue, value: unknown): string {
         return `Must be ${bound} ${limit}, got ${describe(value)}`;
       }
       if (issue.origin === "string" && !big && Number(limit) === 1) return "Must not be empty";
+      if (issue.origin === "string" && typeof value === "string") {
+        return `Must be ${
+          big ? "at most" : "at least"
+        } ${limit} characters long, got ${value.length}`;
+      }
       return issue.message;
     }
     case "invalid_value":

@@ -9,6 +9,8 @@ import { type InboundFrame, inboundFrames, type InboundType } from "./frames.ts"
 import { ErrorCode } from "./errors.ts";
 import { isInvocationResult, isInvokeFunction } from "./hot_frames.ts";
 import { firstMemberTexts } from "./member_text.ts";
+import { describeIssue as describeConfigIssue } from "../config/issues.ts";
+import { formatPath } from "../config/locate.ts";
 
 export type ParseOutcome =
   | { ok: true; frame: InboundFrame }
@@ -97,17 +99,10 @@ export function parseFrame(text: string): ParseOutcome {
   return { ok: true, frame: parsed.data as InboundFrame };
 }
 
-/** What is wrong with the field an issue is about: a missing one is called missing. */
+/** `field "<path>": <problem>`, worded as config errors are (`Missing required field`, …). */
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
-  if (issue.path.length === 0) return `field "(frame)": ${issue.message}`;
-  const field = issue.path.join(".");
-  let value = raw;
-  for (const key of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
-  if (value !== undefined) return `field "${field}": ${issue.message}`;
-  const expected = issue.code === "invalid_type" && issue.expected !== "nonoptional"
-    ? `: expected ${issue.expected}`
-    : "";
-  return `field "${field}" is missing${expected}`;
+  const { path, problem } = describeConfigIssue(issue, raw);
+  return `field "${path.length > 0 ? formatPath(path) : "(frame)"}": ${problem}`;
 }
 
 /**
