@@ -55,7 +55,9 @@ export async function trigger(args: string[], io: Io): Promise<number> {
   const url = await callerEngineUrl(flag);
   let client: EngineClient;
   try {
-    client = await EngineClient.connect(url, { timeoutMs: Math.min(timeoutMs, 10_000) });
+    // Connecting has its own bound: a short --timeout-ms is the call's, and must not read as
+    // an engine that cannot be reached.
+    client = await EngineClient.connect(url, { timeoutMs: 10_000 });
   } catch (e) {
     io.err(`Error: ${(e as Error).message}`);
     return 1;

@@ -33,6 +33,11 @@ Deno.test("engine --config starts, answers engine trigger, and exits 0 on SIGINT
           'No connected worker registers it ("engine trigger --function-id=engine::functions::list" lists the functions)',
       );
 
+      // A time-out too short for the call is the call's, not an engine that cannot be reached.
+      const short = await runCli(["trigger", "--function-id=math::add", "--timeout-ms=1"], { env });
+      assert.doesNotMatch(short.stderr, /Cannot reach the engine/);
+      assert.ok(short.code === 0 || /within 1ms/.test(short.stderr), short.stderr);
+
       await worker.close();
       assert.equal(await engine.stop(signal), 0);
       assert.ok(engine.lines.some((l) => l.includes("Engine stopped")));
