@@ -133,6 +133,20 @@ function valueTooLarge(size: number, limit: number, where: ValueLocation): CallE
   });
 }
 
+/**
+ * The value of a stored text. Every adapter reads through here: a text that is
+ * not JSON (put into the database by another program) reads as a string of
+ * that text, so one such entry neither hides the others of its scope nor
+ * blocks its own overwrite.
+ */
+export function decodeStored(text: string): JsonValue {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** The order `list`, `list_keys` and `list_groups` return: by UTF-16 code units. */
 export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -7,7 +7,7 @@
  */
 
 import type { UpdateOp } from "../update_ops.ts";
-import { compareKeys, encodeValue, type JsonValue } from "../values.ts";
+import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
 import {
   type DeleteOutcome,
   planUpdate,
@@ -31,7 +31,7 @@ export class MemoryStore implements StateStore {
 
   get(scope: string, key: string): JsonValue | undefined {
     const text = this.#scope(scope)?.get(key);
-    return text === undefined ? undefined : JSON.parse(text);
+    return text === undefined ? undefined : decodeStored(text);
   }
 
   set(scope: string, key: string, value: JsonValue): SetOutcome {
@@ -41,7 +41,7 @@ export class MemoryStore implements StateStore {
     entries.set(key, text);
     return old === undefined
       ? { created: true, oldValue: null }
-      : { created: false, oldValue: JSON.parse(old) };
+      : { created: false, oldValue: decodeStored(old) };
   }
 
   delete(scope: string, key: string): DeleteOutcome {
@@ -50,7 +50,7 @@ export class MemoryStore implements StateStore {
     if (entries === undefined || old === undefined) return { existed: false, oldValue: null };
     entries.delete(key);
     if (entries.size === 0) this.#scopes.delete(scope);
-    return { existed: true, oldValue: JSON.parse(old) };
+    return { existed: true, oldValue: decodeStored(old) };
   }
 
   update(scope: string, key: string, ops: readonly UpdateOp[]): UpdateOutcome {
@@ -62,7 +62,7 @@ export class MemoryStore implements StateStore {
 
   list(scope: string): StateEntry[] {
     const entries = [...this.#scope(scope) ?? []].sort(([a], [b]) => compareKeys(a, b));
-    return entries.map(([key, text]) => ({ key, value: JSON.parse(text) }));
+    return entries.map(([key, text]) => ({ key, value: decodeStored(text) }));
   }
 
   listGroups(): string[] {

@@ -16,7 +16,7 @@
 import type { Redis } from "ioredis";
 import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
 import type { UpdateOp } from "../update_ops.ts";
-import { compareKeys, encodeValue, type JsonValue } from "../values.ts";
+import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
 import {
   type DeleteOutcome,
   planUpdate,
@@ -94,7 +94,7 @@ export class RedisStore implements StateStore {
 
   async get(scope: string, key: string): Promise<JsonValue | undefined> {
     const text = await this.#inScope(scope, () => this.#redis.hget(PREFIX + scope, key));
-    return text === null ? undefined : JSON.parse(text);
+    return text === null ? undefined : decodeStored(text);
   }
 
   async set(scope: string, key: string, value: JsonValue): Promise<SetOutcome> {
@@ -102,14 +102,14 @@ export class RedisStore implements StateStore {
     const old = await this.#inScope(scope, () => this.#redis.stateSet(PREFIX + scope, key, text));
     return old === null
       ? { created: true, oldValue: null }
-      : { created: false, oldValue: JSON.parse(old) };
+      : { created: false, oldValue: decodeStored(old) };
   }
 
   async delete(scope: string, key: string): Promise<DeleteOutcome> {
     const old = await this.#inScope(scope, () => this.#redis.stateDelete(PREFIX + scope, key));
     return old === null
       ? { existed: false, oldValue: null }
-      : { existed: true, oldValue: JSON.parse(old) };
+      : { existed: true, oldValue: decodeStored(old) };
   }
 
   update(scope: string, key: string, ops: readonly UpdateOp[]): Promise<UpdateOutcome> {
@@ -154,7 +154,7 @@ export class RedisStore implements StateStore {
     const fields = await this.#inScope(scope, () => this.#redis.hgetall(PREFIX + scope));
     return Object.keys(fields).sort(compareKeys).map((key) => ({
       key,
-      value: JSON.parse(fields[key] as string),
+      value: decodeStored(fields[key] as string),
     }));
   }
 

@@ -21,7 +21,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { openDatabase, type Transaction, writeTransaction } from "../../_shared/sqlite.ts";
 import type { UpdateOp } from "../update_ops.ts";
-import { compareKeys, encodeValue, type JsonValue } from "../values.ts";
+import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
 import {
   type DeleteOutcome,
   planUpdate,
@@ -84,7 +84,7 @@ export class SqliteStore implements StateStore {
 
   get(scope: string, key: string): JsonValue | undefined {
     const text = this.#read(scope, key);
-    return text === undefined ? undefined : JSON.parse(text);
+    return text === undefined ? undefined : decodeStored(text);
   }
 
   set(scope: string, key: string, value: JsonValue): SetOutcome {
@@ -96,7 +96,7 @@ export class SqliteStore implements StateStore {
     });
     return old === undefined
       ? { created: true, oldValue: null }
-      : { created: false, oldValue: JSON.parse(old) };
+      : { created: false, oldValue: decodeStored(old) };
   }
 
   delete(scope: string, key: string): DeleteOutcome {
@@ -107,7 +107,7 @@ export class SqliteStore implements StateStore {
     });
     return old === undefined
       ? { existed: false, oldValue: null }
-      : { existed: true, oldValue: JSON.parse(old) };
+      : { existed: true, oldValue: decodeStored(old) };
   }
 
   update(scope: string, key: string, ops: readonly UpdateOp[]): UpdateOutcome {
@@ -125,7 +125,7 @@ export class SqliteStore implements StateStore {
   list(scope: string): StateEntry[] {
     const rows = this.#sql.list.all(scope) as { key: string; value: string }[];
     rows.sort((a, b) => compareKeys(a.key, b.key));
-    return rows.map((row) => ({ key: row.key, value: JSON.parse(row.value) }));
+    return rows.map((row) => ({ key: row.key, value: decodeStored(row.value) }));
   }
 
   listGroups(): string[] {

@@ -7,7 +7,7 @@
  */
 
 import { applyUpdateOps, type UpdateOp, type UpdateOpError } from "../update_ops.ts";
-import { encodeValue, type JsonValue } from "../values.ts";
+import { decodeStored, encodeValue, type JsonValue } from "../values.ts";
 
 /** A result adapters may hand back at once (SQLite, memory) or later (Redis). */
 export type Awaitable<T> = T | Promise<T>;
@@ -94,9 +94,9 @@ export function planUpdate(
   ops: readonly UpdateOp[],
   where: { scope: string; key: string; maxValueBytes: number },
 ): PlannedUpdate {
-  const oldValue: JsonValue = stored === undefined ? null : JSON.parse(stored);
+  const oldValue: JsonValue = stored === undefined ? null : decodeStored(stored);
   // The ops change their input in place: give them a copy of their own.
-  const working = stored === undefined ? undefined : JSON.parse(stored) as JsonValue;
+  const working = stored === undefined ? undefined : decodeStored(stored);
   const result = applyUpdateOps(working, ops);
   const created = stored === undefined;
   if (result.applied === 0) {
