@@ -9,6 +9,7 @@ import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/en
 import { type Frame, RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 import { freePort } from "../support/ports.ts";
+import { startEngine } from "../../engine/engine.ts";
 
 const FIXTURE = "tests/fixtures/core/iii_compat_worker.ts";
 const MAX_FRAME = 4 * 1024 * 1024;
@@ -454,3 +455,108 @@ workers:
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const DRIVERS = [
+  {
+    sdk: "TypeScript",
+    cmd: Deno.execPath(),
+    args: ["run", "--allow-all", `${ROOT}tests/conformance/drivers/driver.ts`],
+    env: {},
+  },
+  {
+    sdk: "Python",
+    cmd: "python3",
+    args: ["-u", `${ROOT}tests/conformance/drivers/driver.py`],
+    env: { PYTHONPATH: `${ROOT}sdk/python`, PYTHONDONTWRITEBYTECODE: "1" },
+  },
+];
+
+for (const driver of DRIVERS) {
+  Deno.test(`iii-sdk@0.22.1 and our ${driver.sdk} SDK call each other both ways`, async (t) => {
+    const engine = await startEngine({ port: 0, shutdownGraceMs: 0 });
+    const raw = await RawWorker.connect(engine.url);
+    const compat = await startCompat(engine.url);
+    const ours = await spawnWorker("", { ENGINE_URL: engine.url, ...driver.env }, {
+      cmd: driver.cmd,
+      args: driver.args,
+      ready: /driver started/,
+    });
+    const call = async (functionId: string, data: unknown) => {
+      const f = await raw.call(functionId, data);
+      assert.equal(f.error, undefined, `${functionId}: ${JSON.stringify(f.error)}`);
+      return f.result;
+    };
+    try {
+      await waitForFunctions(raw, ["compat::call", "conformance::call"]);
+      await t.step(`iii-sdk → ${driver.sdk}: results, errors and time-outs`, async () => {
+        const payload = { text: UNICODE, list: [1, -2.5, null, true, { deep: [] }] };
+        const echo = await call("compat::call", { function_id: "conformance::echo", payload });
+        assert.deepEqual(echo.ok, payload);
+        const big = "é✓".repeat(200_000);
+        assert.equal(
+          (await call("compat::call", { function_id: "conformance::echo", payload: big })).ok,
+          big,
+        );
+        const coded = await call("compat::call", {
+          function_id: "conformance::fail",
+          payload: { code: "bad_input", message: `no ${UNICODE}` },
+        });
+        assert.deepEqual(
+          [coded.error.code, coded.error.message, coded.error.function_id],
+          ["bad_input", `bad_input: no ${UNICODE}`, "conformance::fail"],
+        );
+        const plain = await call("compat::call", {
+          function_id: "conformance::fail",
+          payload: { message: "it broke" },
+        });
+        assert.equal(plain.error.code, "invocation_failed");
+        assert.match(plain.error.message, /^invocation_failed: .*it broke/);
+        const late = await call("compat::call", {
+          function_id: "conformance::call",
+          payload: { function_id: "compat::slow", payload: { ms: 2000 } },
+          timeoutMs: 200,
+        });
+        assert.equal(late.error.code, "TIMEOUT");
+      });
+      await t.step(`${driver.sdk} → iii-sdk: results, errors and time-outs`, async () => {
+        const echo = await call("conformance::call", {
+          function_id: "compat::echo",
+          payload: { text: UNICODE },
+        });
+        assert.deepEqual(echo, { ok: { data: { text: UNICODE }, metadata: null } });
+        const failed = await call("conformance::call", {
+          function_id: "compat::throw",
+          payload: { kind: "error", message: `boom ${UNICODE}` },
+        });
+        assert.deepEqual(failed, {
+          error: { code: "invocation_failed", message: `boom ${UNICODE}` },
+        });
+        const late = await call("conformance::call", {
+          function_id: "compat::slow",
+          payload: { ms: 2000 },
+          timeout_ms: 200,
+        });
+        assert.equal(late.error?.code, "TIMEOUT", JSON.stringify(late));
+      });
+      await t.step("concurrent calls in both directions", async () => {
+        const results = await Promise.all(
+          Array.from(
+            { length: 40 },
+            (_, i) =>
+              i % 2
+                ? call("compat::call", { function_id: "conformance::echo", payload: { i } })
+                  .then((r) => r.ok)
+                : call("conformance::call", { function_id: "compat::echo", payload: { i } })
+                  .then((r) => r.ok.data),
+          ),
+        );
+        results.forEach((r, i) => assert.deepEqual(r, { i }));
+      });
+    } finally {
+      await ours.stop();
+      await compat.stop("SIGKILL");
+      await raw.close();
+      await engine.stop();
+    }
+  });
+}
