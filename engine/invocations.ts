@@ -22,8 +22,12 @@ export type Outcome =
   | {
     ok: true;
     result: unknown;
-    /** The JSON text of `result` as the worker sent it, passed on as it is when set. */
-    resultText?: string;
+    /**
+     * The text of the worker's `invocationresult` frame: a worker that made
+     * the call gets `result` as the text it holds (see `member_text.ts`), read
+     * from it only then (a built-in caller takes `result` itself).
+     */
+    frameText?: string;
     traceparent?: string;
   }
   | { ok: false; error: ErrorBody };

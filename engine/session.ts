@@ -138,11 +138,8 @@ export class WebSocketSession implements Peer {
           : f.traceparent
           ? { ok: true, result: f.result, traceparent: f.traceparent }
           : { ok: true, result: f.result };
-        if (outcome.ok) {
-          // Passed on as the worker wrote it (see #invoke).
-          const resultText = memberText(text, "result");
-          if (resultText !== undefined) outcome.resultText = resultText;
-        }
+        // Passed on as the worker wrote it (see #invoke and #result).
+        if (outcome.ok) outcome.frameText = text;
         if (!engine.settle(f.invocation_id, this.conn.id, outcome)) {
           this.#options.log.debug(
             `Dropped the result of ${f.function_id} from worker "${this.conn.name}" for invocation ${f.invocation_id}: no such call is in flight here (it timed out, was stopped, or went to another worker)`,
@@ -243,10 +240,9 @@ export class WebSocketSession implements Peer {
 
   #result(invocationId: string, functionId: string, o: Outcome): void {
     if (o.ok) {
-      if (o.resultText !== undefined) {
-        return this.#sendText(
-          resultFrameText(invocationId, functionId, o.resultText, o.traceparent),
-        );
+      const resultText = o.frameText === undefined ? undefined : memberText(o.frameText, "result");
+      if (resultText !== undefined) {
+        return this.#sendText(resultFrameText(invocationId, functionId, resultText, o.traceparent));
       }
       const frame: OutboundFrame = {
         type: "invocationresult",
