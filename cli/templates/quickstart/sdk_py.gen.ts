@@ -12,15 +12,16 @@ import py7 from "../../../sdk/python/engine_sdk/context.py" with { type: "text" 
 import py8 from "../../../sdk/python/engine_sdk/dispatch.py" with { type: "text" };
 import py9 from "../../../sdk/python/engine_sdk/errors.py" with { type: "text" };
 import py10 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" };
-import py11 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
-import py12 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
-import py13 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
-import py14 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
-import py15 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
-import py16 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
-import py17 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
-import py18 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
-import py19 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
+import py11 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
+import py12 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
+import py13 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
+import py14 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
+import py15 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
+import py16 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
+import py17 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
+import py18 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
+import py19 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
+import py20 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
 
 /** The Python SDK's files by name, written to `<worker>/engine_sdk/<name>`. */
 export const PYTHON_SDK: Readonly<Record<string, string>> = {
@@ -35,13 +36,14 @@ export const PYTHON_SDK: Readonly<Record<string, string>> = {
   "dispatch.py": py8,
   "errors.py": py9,
   "frames.py": py10,
-  "ids.py": py11,
-  "logger.py": py12,
-  "metadata.py": py13,
-  "options.py": py14,
-  "providers.py": py15,
-  "registry.py": py16,
-  "session.py": py17,
-  "websocket.py": py18,
-  "worker.py": py19,
+  "handler_pool.py": py11,
+  "ids.py": py12,
+  "logger.py": py13,
+  "metadata.py": py14,
+  "options.py": py15,
+  "providers.py": py16,
+  "registry.py": py17,
+  "session.py": py18,
+  "websocket.py": py19,
+  "worker.py": py20,
 };

@@ -48,7 +48,7 @@ class InitOptions:
     handshake_timeout_ms: int = 10_000
     """Deadline of one connection attempt (TCP, TLS and upgrade)."""
     max_handler_threads: int = 64
-    """Size of the thread pool that runs synchronous handlers."""
+    """How many sync handlers run at once (threads waiting in :meth:`Worker.trigger` do not count)."""
     max_message_bytes: int = 64 * 1024 * 1024
     """Largest inbound message accepted."""
     ssl_context: ssl.SSLContext | None = None

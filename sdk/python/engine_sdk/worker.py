@@ -19,6 +19,7 @@ from ._signals import wait_until_stopped
 from ._ws_handshake import parse_url
 from .context import current_scope
 from .errors import EngineError
+from .handler_pool import HandlerPool, blocking
 from .ids import check_function_id, check_target_id
 from .metadata import worker_metadata
 from .options import InitOptions, resolve_name, resolve_url, to_options
@@ -98,7 +99,7 @@ class Worker:
         self.name = resolve_name(options)
         """The worker name reported to the engine."""
         self._registry = Registry()
-        self._executor = concurrent.futures.ThreadPoolExecutor(options.max_handler_threads, thread_name_prefix="engine-handler")
+        self._executor = HandlerPool(options.max_handler_threads)
         self._loop = asyncio.new_event_loop()
         self._stopped = threading.Event()
         self._closing = False
@@ -275,17 +276,23 @@ class Worker:
             call.close()
             raise EngineError("shutdown", "Worker is shut down") from None
         try:
-            while True:
-                try:
-                    return future.result(timeout=0.25)
-                except concurrent.futures.TimeoutError:
-                    if self._stopped.is_set() and not future.done():
-                        raise EngineError("shutdown", "Worker is shut down") from None
-                except concurrent.futures.CancelledError:
-                    raise EngineError("shutdown", "Worker is shut down") from None
+            # A handler thread waiting here may wait on another handler of this worker: let the
+            # pool start one more thread meanwhile, or such calls could take every thread.
+            with blocking():
+                return self._wait(future)
         except BaseException:
             future.cancel()
             raise
+
+    def _wait(self, future: concurrent.futures.Future[Any]) -> Any:
+        while True:
+            try:
+                return future.result(timeout=0.25)
+            except concurrent.futures.TimeoutError:
+                if self._stopped.is_set() and not future.done():
+                    raise EngineError("shutdown", "Worker is shut down") from None
+            except concurrent.futures.CancelledError:
+                raise EngineError("shutdown", "Worker is shut down") from None
 
     async def trigger_async(self, request: Mapping[str, Any]) -> Any:
         """The ``async`` form of :meth:`trigger`, for async handlers and asyncio programs.

@@ -116,6 +116,28 @@ class LifecycleTest(support.WorkerTestCase):
         proc.send_signal(signal.SIGTERM)
         self.assert_clean_exit(proc, peer)
 
+    def test_sigterm_ends_the_process_while_a_sync_handler_still_runs(self) -> None:
+        # The engine's supervisor stops a worker with SIGTERM and kills it after a grace period:
+        # a handler that does not return must not keep the process alive past run_forever().
+        tail = textwrap.dedent(
+            """
+            import threading
+            def hang(payload):
+                print("handling", flush=True)
+                threading.Event().wait()
+            worker.register_function("script::hang", hang)
+            worker.run_forever()
+            """
+        )
+        proc, peer = self.run_script(tail)
+        self.assertEqual(peer.next_of("registerfunction")["id"], "script::hang")  # type: ignore[attr-defined]
+        self.wait_for_sigterm_handler(proc.pid)
+        peer.send({"type": "invokefunction", "invocation_id": "aaaaaaaa-0000-4000-8000-000000000001",  # type: ignore[attr-defined]
+                   "function_id": "script::hang", "data": {}})
+        self.assertEqual(proc.stdout.readline(), "handling\n")  # type: ignore[union-attr]
+        proc.send_signal(signal.SIGTERM)
+        self.assert_clean_exit(proc, peer)
+
     def test_a_script_that_calls_a_function_and_ends_closes_its_connection(self) -> None:
         proc, peer = self.run_script('print(worker.trigger({"function_id": "peer::answer", "payload": {}}))')
         call = peer.next_of("invokefunction", "peer::answer")  # type: ignore[attr-defined]

@@ -131,6 +131,28 @@ class TriggerTest(support.WorkerTestCase):
         peer.send(result(inner, {"c": 3}))
         self.assertEqual(peer.next_of("invocationresult")["result"], {"total": 3, "ok": True})
 
+    def test_sync_handlers_blocked_on_trigger_leave_threads_for_the_calls_they_wait_on(self) -> None:
+        # Every handler thread waits on a call that another handler of this worker must answer
+        # (the engine routes the inner call back here): that one still gets a thread.
+        worker, peer = self.connect(max_handler_threads=2)
+        worker.register_function("math::inner", lambda payload: payload * 10)
+        worker.register_function("math::outer", lambda payload: worker.trigger({"function_id": "math::inner", "payload": payload}))
+        for n in (1, 2):
+            peer.send({"type": "invokefunction", "invocation_id": f"aaaaaaaa-0000-4000-8000-00000000000{n}",
+                       "function_id": "math::outer", "data": n})
+        inner_calls = [peer.next_of("invokefunction", "math::inner") for _ in (1, 2)]
+        for call in inner_calls:  # as the engine would: hand each inner call to the worker that has it
+            peer.send({**call, "invocation_id": "b" + call["invocation_id"][1:]})
+        answers = {}
+        for _ in (1, 2):
+            answer = peer.next_of("invocationresult")
+            answers[answer["invocation_id"][0]] = answer
+        self.assertEqual(answers["b"]["function_id"], "math::inner")
+        for call in inner_calls:
+            peer.send(result(call, call["data"] * 10))
+        outer = {peer.next_of("invocationresult")["result"] for _ in (1, 2)}
+        self.assertEqual(outer, {10, 20})
+
     def test_async_handler_awaits_trigger_async_and_cannot_block(self) -> None:
         worker, peer = self.connect()
 
