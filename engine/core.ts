@@ -267,6 +267,38 @@ export class Engine {
     return true;
   }
 
+  /**
+   * The worker and function of the call a log line of trace `traceId` was
+   * written in, by a worker whose log arrives apart from its connection (the
+   * npm SDK's telemetry socket): the call whose span is the parent of the
+   * log's span `spanId` once that span is known, else the one call of a
+   * connected worker (not a built-in) in the trace, in flight or ended, if
+   * there is exactly one.
+   */
+  callOfTrace(
+    traceId: string,
+    spanId?: string,
+  ): { worker: string; functionId: string } | undefined {
+    const spans = this.traces.trace(traceId);
+    const parent = spanId && spans.find((s) => s.spanId === spanId)?.parentSpanId;
+    const builtins = new Set<string>();
+    for (const w of this.workers.values()) if (w.kind === "builtin") builtins.add(w.name);
+    const calls = new Map<string, { worker: string; functionId: string }>();
+    for (const inv of this.invocations.ofTrace(traceId)) {
+      const worker = this.workers.get(inv.target);
+      if (worker && !builtins.has(worker.name)) {
+        calls.set(inv.spanId, { worker: worker.name, functionId: inv.functionId });
+      }
+    }
+    for (const s of spans) {
+      if (s.kind === "call" && s.worker && s.functionId && !builtins.has(s.worker)) {
+        calls.set(s.spanId, { worker: s.worker, functionId: s.functionId });
+      }
+    }
+    if (parent && calls.has(parent)) return calls.get(parent);
+    return calls.size === 1 ? calls.values().next().value : undefined;
+  }
+
   /** The outcome of a call, from the worker that ran it. Results from anyone else are dropped. */
   settle(invocationId: string, fromWorkerId: string, outcome: Outcome): boolean {
     const inv = this.invocations.take(invocationId, fromWorkerId);

@@ -120,7 +120,15 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     maxFrameBytes: options.maxFrameBytes ?? 16 * 1024 * 1024,
     maxBacklogBytes: options.maxBacklogBytes ?? 64 * 1024 * 1024,
     ...(options.token !== undefined ? { token: options.token } : {}),
-    onTelemetry: (conn, kind, json) => ingestTelemetry({ logs, traces, conn, kind, json }),
+    onTelemetry: (conn, kind, json) =>
+      ingestTelemetry({
+        logs,
+        traces,
+        conn,
+        kind,
+        json,
+        callOfTrace: (traceId, spanId) => engine.callOfTrace(traceId, spanId),
+      }),
   });
   const host = urlHost(server.hostname);
 

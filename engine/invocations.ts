@@ -165,6 +165,13 @@ export class Invocations {
     return [...(this.#byTarget.get(target) ?? [])].map((i) => i.id);
   }
 
+  /** The calls in flight in trace `traceId` (a scan: for the rare reader, not per call). */
+  ofTrace(traceId: string): Invocation[] {
+    const out: Invocation[] = [];
+    for (const inv of this.#pending.values()) if (inv.traceId === traceId) out.push(inv);
+    return out;
+  }
+
   ids(): string[] {
     return [...this.#pending.keys()];
   }

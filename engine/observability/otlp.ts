@@ -50,19 +50,33 @@ function level(severity: number | undefined): LogLevel {
 const nanosToMs = (n: string | number | undefined) =>
   n === undefined ? Date.now() : Number(BigInt(n) / 1_000_000n);
 
+/** The worker and function a call in flight in a trace runs, for a log written inside it. */
+export interface CallOfTrace {
+  worker: string;
+  functionId: string;
+}
+
 export interface TelemetryInput {
   logs: LogStore;
   traces: TraceStore;
   conn: WorkerConn | undefined;
   kind: string;
   json: string;
+  /**
+   * The call a log line of trace `traceId` (and span `spanId`) was written in
+   * (`Engine.callOfTrace`): the telemetry socket is not the worker's
+   * connection, and its `service.name` is the SDK's (`iii-node`), so a log
+   * that names no function is placed by its trace.
+   */
+  callOfTrace?: (traceId: string, spanId?: string) => CallOfTrace | undefined;
 }
 
 /** Ingests one frame; malformed frames are counted as a debug log, never thrown. */
-export function ingestTelemetry({ logs, traces, conn, kind, json }: TelemetryInput): void {
+export function ingestTelemetry(input: TelemetryInput): void {
+  const { logs, traces, conn, kind, json } = input;
   try {
     const doc = JSON.parse(json);
-    if (kind === "LOGS") ingestLogs(logs, conn, doc);
+    if (kind === "LOGS") ingestLogs(logs, conn, doc, input.callOfTrace);
     else if (kind === "OTLP") ingestSpans(traces, conn, doc);
   } catch (e) {
     logs.write({
@@ -74,24 +88,36 @@ export function ingestTelemetry({ logs, traces, conn, kind, json }: TelemetryInp
   }
 }
 
-// deno-lint-ignore no-explicit-any
-function ingestLogs(logs: LogStore, conn: WorkerConn | undefined, doc: any): void {
+function ingestLogs(
+  logs: LogStore,
+  conn: WorkerConn | undefined,
+  // deno-lint-ignore no-explicit-any
+  doc: any,
+  callOfTrace: TelemetryInput["callOfTrace"],
+): void {
   for (const rl of doc.resourceLogs ?? []) {
     const resource = attributes(rl.resource?.attributes);
-    const worker = conn?.name ?? String(resource["service.name"] ?? "worker");
+    const service = conn?.name ?? String(resource["service.name"] ?? "worker");
     for (const sl of rl.scopeLogs ?? []) {
       for (const r of sl.logRecords ?? []) {
         const attrs = attributes(r.attributes);
         const data = attrs["log.data"];
         const traceId = r.traceId || attrs.trace_id;
         const spanId = r.spanId || attrs.span_id;
+        const named = typeof attrs.function_id === "string" ? attrs.function_id : undefined;
+        const call = conn === undefined && named === undefined && typeof traceId === "string" &&
+            traceId
+          ? callOfTrace?.(traceId, typeof spanId === "string" && spanId ? spanId : undefined)
+          : undefined;
+        const worker = call?.worker ?? service;
+        const fn = named ?? call?.functionId;
         logs.write({
           time: nanosToMs(r.timeUnixNano),
           level: level(r.severityNumber),
           message: String(anyValue(r.body) ?? ""),
           source: worker,
           worker,
-          ...(typeof attrs.function_id === "string" ? { function: attrs.function_id } : {}),
+          ...(fn !== undefined ? { function: fn } : {}),
           ...(typeof traceId === "string" && traceId ? { traceId } : {}),
           ...(typeof spanId === "string" && spanId ? { spanId } : {}),
           ...(data !== undefined && data !== null ? { data } : {}),

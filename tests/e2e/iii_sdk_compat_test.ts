@@ -378,6 +378,9 @@ workers:
         assert.equal(entry.message, message);
         assert.deepEqual(entry.data, { orderId: 42, password: "[redacted]" });
         assert.match(entry.traceId, /^[0-9a-f]{32}$/);
+        // The telemetry socket is not the worker's connection: the entry is placed by its trace.
+        assert.equal(entry.worker, "iii-compat");
+        assert.equal(entry.function, "compat::log");
         // The handler's span (from the SDK's OTel) joins the call's trace.
         const spans = await until("the SDK's span in the trace", async () => {
           const { spans } = await call("engine::traces::get", { trace_id: entry.traceId });
