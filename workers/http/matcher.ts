@@ -38,6 +38,7 @@ export function buildMatcher(table: RouteTable): Matcher {
     routes,
     match(method, path) {
       if (routes.length === 0) return NOT_FOUND;
+      if (path.includes("%")) path = normalizeEscapes(path);
       const candidates = router.match("ALL", path)[0] as [Route, Record<string, string>][];
       if (candidates.length === 0) return NOT_FOUND;
       let headViaGet: [Route, Record<string, string>] | undefined;
@@ -50,6 +51,20 @@ export function buildMatcher(table: RouteTable): Matcher {
       return { kind: "method_not_allowed", allow: allowed(candidates) };
     },
   };
+}
+
+/**
+ * The path in the form routes are written in (RFC 3986 §6.2.2): an escaped
+ * unreserved character is that character (`/users/%6De` is `/users/me`, so
+ * it reaches that literal route, not `/users/:id`), other escapes upper case
+ * (`%c3%a9` is `%C3%A9`). Escapes that matter to the path (`%2F`, `%25`) stay
+ * escaped.
+ */
+export function normalizeEscapes(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(c) ? c : escape.toUpperCase();
+  });
 }
 
 /** Negative when `a` is more specific than `b`: at the first differing kind, a literal. */

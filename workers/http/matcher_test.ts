@@ -41,6 +41,7 @@ const ROUTES: [Route["method"], string, string][] = [
   ["GET", "/trailing/", "trailing"],
   ["HEAD", "/head-only", "head"],
   ["OPTIONS", "/opts", "opts"],
+  ["GET", "/caf%C3%A9", "cafe"],
 ];
 
 const CASES: [string, string, string][] = [
@@ -51,6 +52,12 @@ const CASES: [string, string, string][] = [
   ["GET", "/a/z/c", 'x_c {"x":"z"}'],
   ["GET", "/users/hello%20world", 'users::get {"id":"hello world"}'],
   ["GET", "/users/100%", 'users::get {"id":"100%"}'],
+  // An escaped unreserved character is that character: the literal route wins.
+  ["GET", "/users/%6De", "users::me {}"],
+  ["GET", "/users/%6d%65", "users::me {}"],
+  ["GET", "/users/a%2Fb", 'users::get {"id":"a/b"}'],
+  ["GET", "/users/%25me", 'users::get {"id":"%me"}'],
+  ["GET", "/caf%c3%a9", "cafe {}"],
   ["GET", "/", "root {}"],
   ["GET", "/trailing/", "trailing {}"],
   ["GET", "/trailing", "404"],
