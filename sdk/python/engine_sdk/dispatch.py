@@ -78,14 +78,38 @@ def error_body(err: BaseException) -> dict[str, Any]:
     ``invocation_failed``. The message is ``str(err)`` (an ``EngineError``'s own
     message, without its code).
     """
-    code = getattr(err, "code", None)
-    if not isinstance(code, str) or not code:
-        code = "invocation_failed"
-    message = getattr(err, "message", None)
+    code = exception_code(err) or "invocation_failed"
+    message = _attribute(err, "message")
     if not isinstance(message, str):
-        message = str(err) or type(err).__name__
-    stack = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+        message = exception_text(err)
+    try:
+        stack = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    except Exception:  # noqa: BLE001 - an exception this broken still answers its caller
+        stack = ""
     return {"code": code, "message": message, "stacktrace": stack}
+
+
+def _attribute(err: BaseException, name: str) -> Any:
+    """``err.<name>``, or ``None`` when reading it raises (a property of the user's)."""
+    try:
+        return getattr(err, name, None)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def exception_code(err: BaseException) -> str | None:
+    """The string ``code`` attribute of ``err``, if it has a non-empty one that reads without raising."""
+    code = _attribute(err, "code")
+    return code if isinstance(code, str) and code else None
+
+
+def exception_text(err: BaseException) -> str:
+    """``str(err)``; its type's name when that is empty or raises."""
+    name = type(err).__name__
+    try:
+        return str(err) or name
+    except Exception as failure:  # noqa: BLE001
+        return f"{name} (str() of the exception raised {type(failure).__name__})"
 
 
 NOT_FOUND = {"code": "function_not_found", "message": "Function not found"}

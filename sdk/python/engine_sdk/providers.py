@@ -16,6 +16,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Mapping
 
+from .dispatch import exception_code, exception_text
 from .registry import Registry, is_async
 
 log = logging.getLogger("engine_sdk")
@@ -161,11 +162,9 @@ class Provider:
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - any failure is a refusal
-            code = getattr(err, "code", None)
-            detail = str(err) or type(err).__name__
             answer["error"] = {
-                "code": code if isinstance(code, str) and code else "trigger_registration_failed",
-                "message": f"{where}: {detail}",
+                "code": exception_code(err) or "trigger_registration_failed",
+                "message": f"{where}: {exception_text(err)}",
             }
             return answer
         self._held[trigger.id] = (provided, trigger)
@@ -194,7 +193,7 @@ class Provider:
                 provided.id,
                 trigger.id,
                 trigger.function_id,
-                err,
+                exception_text(err),
             )
 
 

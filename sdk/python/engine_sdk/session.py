@@ -228,13 +228,16 @@ class Session:
             return
         try:
             result = await run_handler(entry, frame.get("data"), frame.get("metadata"), scope, self._executor)
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as err:
+            # The worker shutting down cancels this task; a handler may also raise it (it awaited
+            # a cancelled task or future): then it is the handler's failure, told to its caller.
+            task = asyncio.current_task()
+            if self._closed or (task is not None and getattr(task, "cancelling", lambda: 0)()):
+                raise
+            self._answer_failure(function_id, invocation_id, scope, err)
+            return
         except BaseException as err:  # noqa: BLE001 - any failure is the caller's answer
-            if invocation_id is None:
-                log.error('Error invoking function "%s": %s', function_id, err)
-            else:
-                self.send_queued(result_frame(invocation_id, function_id, scope, error=error_body(err)))
+            self._answer_failure(function_id, invocation_id, scope, err)
             return
         if invocation_id is None:
             return
@@ -245,6 +248,16 @@ class Session:
                 "code": "invocation_failed",
                 "message": f'Cannot send the result of "{function_id}": not JSON-serializable: {err}',
             }
+            self.send_queued(result_frame(invocation_id, function_id, scope, error=body))
+
+
+    def _answer_failure(
+        self, function_id: str, invocation_id: str | None, scope: InvocationScope, err: BaseException
+    ) -> None:
+        body = error_body(err)
+        if invocation_id is None:
+            log.error('Error invoking function "%s": %s', function_id, body["message"])
+        else:
             self.send_queued(result_frame(invocation_id, function_id, scope, error=body))
 
 

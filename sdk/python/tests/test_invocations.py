@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import unittest
+from typing import Any
 
 import support
 from engine_sdk import EngineError
@@ -21,6 +22,30 @@ def invoke(function_id: str, data: object, invocation_id: str | None = INVOCATIO
 
 class CodedError(Exception):
     code = "out_of_stock"
+
+
+class UnprintableError(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+class BrokenCodeError(Exception):
+    @property
+    def code(self) -> str:
+        raise RuntimeError("no code")
+
+
+async def cancelled_inside(payload: object) -> None:
+    task = asyncio.get_running_loop().create_task(asyncio.sleep(10))
+    task.cancel()
+    await task  # raises CancelledError in this handler, whose own task is not being cancelled
+
+
+def raise_(err: BaseException) -> Any:
+    def handler(payload: object) -> None:
+        raise err
+
+    return handler
 
 
 class InvocationTest(support.WorkerTestCase):
@@ -110,6 +135,25 @@ class InvocationTest(support.WorkerTestCase):
         peer.send(invoke("shop::order", {}))
         error = peer.next_of("invocationresult")["error"]
         self.assertEqual((error["code"], error["message"]), ("not_found", 'Order "7" does not exist'))
+
+    def test_odd_exceptions_still_answer_the_caller(self) -> None:
+        worker, peer = self.connect()
+        cases = [
+            # (handler, message of the error the caller gets)
+            (raise_(UnprintableError()), "UnprintableError (str() of the exception raised RuntimeError)"),
+            (raise_(BrokenCodeError("bad code")), "bad code"),
+            (raise_(ValueError(b"\xff\xfe")), "b'\\xff\\xfe'"),
+            (raise_(KeyboardInterrupt()), "KeyboardInterrupt"),
+            (raise_(asyncio.CancelledError()), "CancelledError"),
+            (cancelled_inside, "CancelledError"),
+        ]
+        for n, (handler, message) in enumerate(cases):
+            with self.subTest(message=message):
+                worker.register_function(f"odd::case{n}", handler)
+                peer.send(invoke(f"odd::case{n}", {}))
+                error = peer.next_of("invocationresult")["error"]
+                self.assertEqual((error["code"], error["message"]), ("invocation_failed", message))
+        self.assertTrue(worker.connected)
 
     def test_unserializable_result_is_reported_as_a_failure(self) -> None:
         worker, peer = self.connect()

@@ -124,6 +124,26 @@ class TriggerTypeTest(support.WorkerTestCase):
             "message": 'Cannot register trigger "t-Q" (ticker) for "demo::tick": 10 triggers at most',
         })
 
+    def test_an_exception_whose_str_raises_still_refuses_the_trigger(self) -> None:
+        class Unprintable(Exception):
+            def __str__(self) -> str:
+                raise RuntimeError("no text")
+
+        class Refusing:
+            def register_trigger(self, trigger: TriggerConfig) -> None:
+                raise Unprintable()
+
+            def unregister_trigger(self, trigger: TriggerConfig) -> None:
+                pass
+
+        _, peer, _, _ = self.provide(Refusing())
+        peer.send(bind("t-U", {}))
+        self.assertEqual(peer.next_of("triggerregistrationresult")["error"], {
+            "code": "trigger_registration_failed",
+            "message": 'Cannot register trigger "t-U" (ticker) for "demo::tick": '
+                       "Unprintable (str() of the exception raised RuntimeError)",
+        })
+
     def test_a_trigger_of_a_type_not_provided_here_is_refused(self) -> None:
         _, peer, _, _ = self.provide()
         peer.send(bind("t-N", {}, trigger_type="nope"))
