@@ -20,6 +20,17 @@ log = logging.getLogger("engine_sdk")
 MAX_QUEUED_FRAMES = 1000
 
 
+def encode_frame(frame: dict[str, Any]) -> bytes:
+    """``frame`` as compact JSON in UTF-8, as ``JSON.stringify`` writes it: text as it is (not
+    ``\\u00e9``, which would make non-ASCII text up to six times bigger on the wire, against the
+    engine's frame limit), lone surrogates escaped. Raises ``TypeError``/``ValueError`` when the
+    frame is not JSON-serializable (NaN and infinities included)."""
+    text = json.dumps(frame, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    # Surrogates, which UTF-8 cannot hold, can only stand inside JSON strings: "backslashreplace"
+    # writes them as the JSON escape "\\udXXX".
+    return text.encode("utf-8", "backslashreplace")
+
+
 class Connection:
     """A self-healing WebSocket connection to the engine.
 
@@ -76,10 +87,10 @@ class Connection:
         whether it was sent now. Raises ``TypeError``/``ValueError`` when the
         frame is not JSON-serializable.
         """
-        text = json.dumps(frame, separators=(",", ":"), allow_nan=False)
+        data = encode_frame(frame)
         if self.is_open:
             assert self._ws is not None
-            self._ws.send_text(text)
+            self._ws.send_utf8(data)
             return True
         if queue:
             if len(self._queue) >= MAX_QUEUED_FRAMES:

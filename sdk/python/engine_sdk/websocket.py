@@ -125,6 +125,10 @@ class WebSocket:
         """Sends one text message."""
         self._send(OP_TEXT, text.encode("utf-8"))
 
+    def send_utf8(self, data: bytes) -> None:
+        """Sends one text message already encoded as UTF-8."""
+        self._send(OP_TEXT, data)
+
     def send_bytes(self, data: bytes) -> None:
         """Sends one binary message."""
         self._send(OP_BINARY, bytes(data))

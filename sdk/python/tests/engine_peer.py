@@ -29,6 +29,8 @@ class PeerConnection:
         self.worker_id = f"00000000-0000-4000-8000-{index:012d}"
         self.reattach_token = f"tok-{index}"
         self.frames: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.texts: list[bytes] = []
+        """The undecoded bytes of every frame received, in order."""
         self.closed = threading.Event()
         self.close_code: int | None = None
         self.ping_count = 0
@@ -201,6 +203,7 @@ class ScriptedEngine:
                     conn.send_close(peer.close_code if len(data) >= 2 else 1000)
                     conn.writer.close()
                     break
+                peer.texts.append(data)
                 peer.frames.put(json.loads(data))
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             peer.close_code = 1006

@@ -117,6 +117,20 @@ class TriggerTest(support.WorkerTestCase):
         with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
             worker.trigger({"function_id": "a::b", "payload": float("nan"), "action": TriggerAction.void()})
 
+    def test_text_goes_out_as_utf8_and_lone_surrogates_escaped(self) -> None:
+        # As JSON.stringify writes it: "é" as its two UTF-8 bytes, not as the six of "\\u00e9"
+        # (10 MB of accented text would be 30 MB on the wire, over the engine's frame limit).
+        worker, peer = self.connect()
+        cases = [("é" * 1000, "é".encode() * 1000), ("a\ud800b", b"a\\ud800b"), ("😀", "😀".encode())]
+        for payload, wire in cases:
+            with self.subTest(payload=payload[:5]):
+                call = support.in_thread(lambda: worker.trigger({"function_id": "text::echo", "payload": payload}))
+                frame = peer.next_of("invokefunction", "text::echo")
+                self.assertEqual(frame["data"], payload)
+                self.assertIn(b'"data":"' + wire + b'"', peer.texts[-1])
+                peer.send(result(frame, payload))
+                self.assertEqual(call.result(5), payload)
+
     def test_sync_handler_can_block_on_trigger(self) -> None:
         worker, peer = self.connect()
 
