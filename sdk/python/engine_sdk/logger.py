@@ -96,8 +96,9 @@ def _default_worker() -> Any:
 
 
 def _jsonable(data: Any) -> Any:
-    """``data`` as plain JSON values; anything JSON cannot hold becomes its ``str``."""
-    return json.loads(json.dumps(data, default=str))
+    """``data`` as plain JSON values; anything JSON cannot hold becomes its ``str``, and NaN and
+    the infinities become ``None`` (as ``JSON.stringify`` writes them)."""
+    return json.loads(json.dumps(data, default=str), parse_constant=lambda constant: None)
 
 
 def _print(level: str, payload: dict[str, Any]) -> None:

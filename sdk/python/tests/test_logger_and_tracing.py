@@ -81,6 +81,13 @@ class LoggerTest(support.WorkerTestCase):
         frame = peer.next_of("invokefunction", "engine::log::info")
         self.assertEqual(frame["data"]["data"], {"obj": "object", "set": "{1}"})
 
+    def test_nan_and_infinities_in_data_are_logged_as_null(self) -> None:
+        # As JSON.stringify writes them; the record used to be lost (JSON has no NaN).
+        worker, peer = self.connect()
+        Logger(worker=worker).info("measured", {"ratio": float("nan"), "max": float("inf"), "n": [float("-inf"), 1.5]})
+        frame = peer.next_of("invokefunction", "engine::log::info")
+        self.assertEqual(frame["data"]["data"], {"ratio": None, "max": None, "n": [None, 1.5]})
+
     def test_logger_prints_when_no_worker_runs(self) -> None:
         out, err = io.StringIO(), io.StringIO()
         worker, _ = self.connect()
