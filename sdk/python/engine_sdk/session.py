@@ -193,7 +193,9 @@ class Session:
             )
         elif kind == "error" and isinstance(frame.get("error"), dict):
             error = frame["error"]
-            log.error("The engine refused this worker: %s: %s", error.get("code"), error.get("message"))
+            # A refused connection (AUTH_ERROR) or a refused frame (frame_too_large, whose call
+            # the engine fails on its own): word it for either, as the TypeScript SDK does.
+            log.error("Engine error %s: %s", error.get("code"), error.get("message"))
         elif kind == "ping":
             self.conn.send({"type": "pong"})
 

@@ -155,6 +155,14 @@ class InvocationTest(support.WorkerTestCase):
                 self.assertEqual((error["code"], error["message"]), ("invocation_failed", message))
         self.assertTrue(worker.connected)
 
+    def test_an_error_frame_is_logged_as_an_engine_error_with_its_code(self) -> None:
+        # Not "the engine refused this worker": the engine sends it for a frame too large too.
+        _, peer = self.connect()
+        with self.assertLogs("engine_sdk", "ERROR") as logs:
+            peer.send({"type": "error", "error": {"code": "frame_too_large", "message": "Frame of 20 MB"}})
+            support.wait_until(lambda: bool(logs.output), "the error frame is logged")
+        self.assertEqual(logs.output, ["ERROR:engine_sdk:Engine error frame_too_large: Frame of 20 MB"])
+
     def test_unserializable_result_is_reported_as_a_failure(self) -> None:
         worker, peer = self.connect()
         worker.register_function("demo::bad", lambda p: {"when": object()})
