@@ -78,6 +78,13 @@ def build_request(target: Target, key: str, headers: dict[str, str]) -> bytes:
         if "\r" in name or "\n" in name or "\r" in str(value) or "\n" in str(value):
             raise ValueError(f'Invalid header "{name}": line breaks are not allowed')
         lines.append(f"{name}: {value}")
+    for line in lines[6:]:
+        try:
+            line.encode("latin-1")
+        except UnicodeEncodeError:
+            name = line.split(":", 1)[0]
+            # Not the value: it may be a token.
+            raise ValueError(f'Invalid header "{name}": HTTP headers hold Latin-1 text only') from None
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 

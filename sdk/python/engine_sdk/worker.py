@@ -16,13 +16,13 @@ from typing import Any, Callable, Mapping
 
 from . import frames
 from ._signals import wait_until_stopped
-from ._ws_handshake import parse_url
+from ._ws_handshake import build_request, parse_url
 from .context import current_scope
 from .errors import EngineError
 from .handler_pool import HandlerPool, blocking
 from .ids import check_function_id, check_target_id
 from .metadata import worker_metadata
-from .options import InitOptions, resolve_name, resolve_url, to_options
+from .options import InitOptions, resolve_name, resolve_url, to_options, upgrade_headers
 from .providers import make_provided_type
 from .registry import Registry, make_entry
 from .session import Session
@@ -70,7 +70,8 @@ def register_worker(
     opens in the background and reopens whenever it drops).
 
     ``url`` defaults to ``$ENGINE_URL``, else ``ws://localhost:49134``. Raises
-    ``ValueError`` for a URL that is not ``ws://`` or ``wss://`` and for bad options.
+    ``ValueError`` for a URL that is not ``ws://`` or ``wss://``, for bad options, and
+    for a header or token the upgrade request cannot carry.
 
     Example::
 
@@ -81,8 +82,10 @@ def register_worker(
         worker.run_forever()
     """
     resolved = resolve_url(url)
-    parse_url(resolved)  # a malformed URL fails here rather than on every reconnect
-    return Worker(resolved, to_options(options))
+    checked = to_options(options)
+    # A malformed URL or header (a token with a line break, say) fails here rather than on every reconnect.
+    build_request(parse_url(resolved), "", upgrade_headers(checked))
+    return Worker(resolved, checked)
 
 
 class Worker:

@@ -68,6 +68,20 @@ class ConnectOptionsTest(support.WorkerTestCase):
             with self.assertRaisesRegex(ValueError, 'Invalid engine URL "localhost:49134"'):
                 register_worker()
 
+    def test_headers_no_upgrade_can_carry_are_refused_at_once(self) -> None:
+        # Else every connection attempt fails on them, forever, with only a warning in the log.
+        cases = [
+            ({"headers": {"x-team": "日本"}}, {}, "Invalid header \"x-team\": HTTP headers hold Latin-1 text only"),
+            ({"headers": {"x-team": "a\r\nb"}}, {}, 'Invalid header "x-team": line breaks are not allowed'),
+            ({"token": "abc\n"}, {}, 'Invalid header "Authorization": line breaks are not allowed'),
+            ({}, {"ENGINE_TOKEN": "jeton-é-€"}, "Invalid header \"Authorization\": HTTP headers hold Latin-1 text only"),
+        ]
+        for options, env, message in cases:
+            with self.subTest(message=message), mock.patch.dict(os.environ, env):
+                with self.assertRaises(ValueError) as caught:
+                    register_worker("ws://127.0.0.1:1", options)
+                self.assertIn(message, str(caught.exception))
+
 
 if __name__ == "__main__":
     unittest.main()
