@@ -18,6 +18,8 @@ export interface ConnectedWorker {
   pid: number | null;
   function_count: number;
   functions: string[];
+  /** A built-in worker whose start has not finished (its functions may still be coming). */
+  starting?: boolean;
 }
 
 /** A connection to the engine that runs the config file. */

@@ -150,7 +150,9 @@ export async function waitForBuiltin(
   // A failure recorded before this command wrote the config is not its answer.
   const since = options.since ?? started;
   const outcome = await poll(async () => {
-    const w = (await link.connected()).find((c) => c.name === name && c.kind === "builtin");
+    const w = (await link.connected()).find((c) =>
+      c.name === name && c.kind === "builtin" && !c.starting
+    );
     if (w) return { ok: true as const, worker: w };
     const { failedBuiltins } = await link.supervisorList();
     const failed = failedBuiltins.find((f) => f.name === name && f.at >= since);

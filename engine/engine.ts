@@ -67,6 +67,8 @@ interface Attached {
   peer: BuiltinPeer;
   api: EngineApi;
   running?: RunningWorker;
+  /** Its `start()` has not returned yet: its functions may still be coming. */
+  starting?: boolean;
 }
 
 export async function startEngine(options: StartOptions = {}): Promise<RunningEngine> {
@@ -108,7 +110,10 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     engine,
     logs,
     startedAt: Date.now(),
-    workerStatus: (name) => attached.get(name)?.running?.describe?.(),
+    workerStatus: (name) => {
+      const a = attached.get(name);
+      return a?.starting ? { starting: true } : a?.running?.describe?.();
+    },
   });
   const stopEvents = registerEventsTrigger(core.api, { engine, logs, traces });
 
@@ -149,8 +154,10 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
         throw new Error(`Built-in worker "${worker.name}" is already running`);
       }
       const a = attach(worker.name, worker.description);
+      a.starting = true;
       try {
         a.running = await worker.start(a.api, config);
+        a.starting = false;
       } catch (e) {
         a.peer.close();
         attached.delete(worker.name);
