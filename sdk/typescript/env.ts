@@ -34,8 +34,9 @@ function granted(desc: { name: string; variable?: string; kind?: string }): bool
 }
 
 /**
- * The value of environment variable `name`, or `undefined` when it is unset
- * or cannot be read.
+ * The value of environment variable `name`, or `undefined` when it is unset,
+ * empty (as the Python SDK and the engine's config count it) or cannot be
+ * read.
  *
  * @example
  * ```ts
@@ -46,9 +47,11 @@ function granted(desc: { name: string; variable?: string; kind?: string }): bool
 export function readEnv(name: string): string | undefined {
   try {
     const d = deno();
-    if (d?.env) return granted({ name: "env", variable: name }) ? d.env.get(name) : undefined;
-    const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-    return proc?.env?.[name];
+    const value = d?.env
+      ? (granted({ name: "env", variable: name }) ? d.env.get(name) : undefined)
+      : (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env
+        ?.[name];
+    return value === "" ? undefined : value;
   } catch {
     return undefined;
   }

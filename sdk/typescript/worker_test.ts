@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { registerWorker } from "./mod.ts";
+import { DEFAULT_ENGINE_URL, registerWorker } from "./mod.ts";
 import { type Json, ScriptedEngine } from "./_testing/engine_peer.ts";
 import { FAST, withWorker } from "./_testing/with_worker.ts";
 import { waitUntil } from "./_testing/raw_server.ts";
@@ -115,6 +115,19 @@ Deno.test("registerWorker() without a URL reads ENGINE_URL and ENGINE_TOKEN", as
     Deno.env.delete("ENGINE_TOKEN");
     await worker.shutdown();
     await engine.close();
+  }
+});
+
+Deno.test("registerWorker() counts an empty ENGINE_URL or ENGINE_TOKEN as unset", async () => {
+  Deno.env.set("ENGINE_URL", "");
+  Deno.env.set("ENGINE_TOKEN", "");
+  const worker = registerWorker(undefined, FAST);
+  try {
+    assert.equal(worker.url, DEFAULT_ENGINE_URL);
+  } finally {
+    Deno.env.delete("ENGINE_URL");
+    Deno.env.delete("ENGINE_TOKEN");
+    await worker.shutdown();
   }
 });
 

@@ -988,12 +988,11 @@ function granted(desc) {
 function readEnv(name) {
   try {
     const d = deno();
-    if (d?.env) return granted({
+    const value = d?.env ? granted({
       name: "env",
       variable: name
-    }) ? d.env.get(name) : void 0;
-    const proc = globalThis.process;
-    return proc?.env?.[name];
+    }) ? d.env.get(name) : void 0 : globalThis.process?.env?.[name];
+    return value === "" ? void 0 : value;
   } catch {
     return void 0;
   }
