@@ -130,3 +130,8 @@ Deno.test("the benchmarks run in smoke mode and write their sections of BENCHMAR
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("bench/soak.ts runs one round of churn and finds every count back at its baseline", async () => {
+  // Exit code 1 when a call or request ends otherwise than expected, or a registration stays.
+  await bench("bench/soak.ts", []);
+});
