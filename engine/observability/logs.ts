@@ -6,6 +6,7 @@
  * @module
  */
 import type { LogEntry, Logger, LogLevel } from "../api.ts";
+import { cutText, MAX_MESSAGE } from "./cut.ts";
 import { redactor } from "./redact.ts";
 import { Ring } from "./ring.ts";
 
@@ -42,6 +43,9 @@ export class LogStore {
   }
 
   write(entry: LogEntry): void {
+    if (entry.message.length > MAX_MESSAGE) {
+      entry = { ...entry, message: cutText(entry.message, MAX_MESSAGE) };
+    }
     if (entry.data !== undefined) {
       const data = this.#redact(entry.data);
       if (data !== entry.data) entry = { ...entry, data };

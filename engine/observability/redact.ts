@@ -3,7 +3,10 @@
  * `authorization`, `cookie` or `x-api-key` (and configured names) are
  * replaced by `"[redacted]"` where entries are written, so nothing that
  * reads the stores (the console, `engine logs`, `engine::logs::list`) can
- * show them.
+ * show them. The same walk bounds what an entry holds: a string longer than
+ * {@linkcode MAX_STRING} is cut, and a list or map of more than
+ * {@linkcode MAX_ITEMS} entries keeps its first ones (a count of entries
+ * then bounds the stores' memory too).
  *
  * @module
  */
@@ -37,7 +40,12 @@ export const SECRET_KEYS: readonly string[] = [
   "id_token",
 ];
 
+import { cutText, MAX_STRING } from "./cut.ts";
+
 const MAX_DEPTH = 32;
+
+/** Most items a list, or keys a map, keeps; a last item or key says how many more were cut. */
+export const MAX_ITEMS = 1_000;
 
 /** How many keys' verdicts one redactor remembers (the same few keys come by again and again). */
 const MAX_REMEMBERED = 4096;
@@ -68,22 +76,33 @@ export function redactor(extra: readonly string[] = []): (value: unknown) => unk
     return verdict;
   };
   const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") return cutText(value, MAX_STRING);
     if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
     if (Array.isArray(value)) {
       // A header pair: ["authorization", "Bearer …"].
       if (value.length === 2 && typeof value[0] === "string" && secret(value[0])) {
         return value[1] === REDACTED ? value : [value[0], REDACTED];
       }
-      let copy: unknown[] | undefined;
-      value.forEach((item, i) => {
+      const kept = Math.min(value.length, MAX_ITEMS);
+      let copy: unknown[] | undefined = value.length > kept
+        ? [...value.slice(0, kept), `… [${value.length - kept} more items cut]`]
+        : undefined;
+      for (let i = 0; i < kept; i++) {
+        const item = value[i];
         const next = walk(item, depth + 1);
         if (next !== item) (copy ??= [...value])[i] = next;
-      });
+      }
       return copy ?? value;
     }
     if (!isPlainObject(value)) return value;
+    const keys = Object.keys(value);
     let copy: Record<string, unknown> | undefined;
-    for (const key of Object.keys(value)) {
+    if (keys.length > MAX_ITEMS) {
+      copy = {};
+      for (const key of keys.slice(0, MAX_ITEMS)) copy[key] = value[key];
+      copy["…"] = `[${keys.length - MAX_ITEMS} more keys cut]`;
+    }
+    for (const key of keys.length > MAX_ITEMS ? keys.slice(0, MAX_ITEMS) : keys) {
       const item = value[key];
       const next = secret(key) ? REDACTED : walk(item, depth + 1);
       if (next !== item) (copy ??= { ...value })[key] = next;

@@ -85,8 +85,13 @@ Deno.test("TraceStore.record() redacts span attributes", () => {
 
 Deno.test("redactor() decides the same for a key however often and among however many keys it sees it", () => {
   const redact = redactor(["x-session"]);
-  const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
-  assert.equal(redact(many), many, "none of them secret");
+  // 5,000 keys in all, more than it remembers (in maps of 1,000: larger ones are cut).
+  for (let part = 0; part < 5; part++) {
+    const many = Object.fromEntries(
+      Array.from({ length: 1000 }, (_, i) => [`k${part * 1000 + i}`, i]),
+    );
+    assert.equal(redact(many), many, "none of them secret");
+  }
   for (let round = 0; round < 3; round++) {
     assert.deepEqual(redact({ Authorization: "t", "X-Session": "s", accept: "*" }), {
       Authorization: REDACTED,

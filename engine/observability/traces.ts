@@ -5,6 +5,7 @@
  * @module
  */
 import type { ErrorBody } from "../api.ts";
+import { cutText, MAX_MESSAGE } from "./cut.ts";
 import { redactor } from "./redact.ts";
 import { Ring } from "./ring.ts";
 
@@ -45,6 +46,15 @@ export class TraceStore {
   }
 
   record(span: Span): void {
+    const error = span.error;
+    if (
+      error &&
+      (error.message.length > MAX_MESSAGE || (error.stacktrace?.length ?? 0) > MAX_MESSAGE)
+    ) {
+      const cut: ErrorBody = { ...error, message: cutText(error.message, MAX_MESSAGE) };
+      if (error.stacktrace !== undefined) cut.stacktrace = cutText(error.stacktrace, MAX_MESSAGE);
+      span = { ...span, error: cut };
+    }
     if (span.attributes !== undefined) {
       const attributes = this.#redact(span.attributes) as Record<string, unknown>;
       if (attributes !== span.attributes) span = { ...span, attributes };

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { cutNote } from "../observability/cut.ts";
 
 /**
  * Run by `sh -c` with the user's command as `$1` and the grace period in
@@ -187,7 +188,7 @@ export async function readLines(
       cut += line.length - maxLength;
       line = line.slice(0, maxLength);
     }
-    onLine(cut === 0 ? line : `${line} … [${cut.toLocaleString("en-US")} more characters cut]`);
+    onLine(cut === 0 ? line : `${line} … [${cutNote(cut)}]`);
     cut = 0;
   };
   for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {

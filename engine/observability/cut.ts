@@ -1,0 +1,32 @@
+/**
+ * Text cut to a length, saying how much was cut: what the log and trace
+ * stores hold of a long message, stack trace or string, so that a count of
+ * entries also bounds their memory.
+ *
+ * @module
+ */
+
+/** Longest message or stack trace an entry keeps, in UTF-16 code units. */
+export const MAX_MESSAGE = 16_384;
+
+/** Longest string an entry keeps inside its data or attributes. */
+export const MAX_STRING = 8_192;
+
+/**
+ * `text`, or its first `max` code units and a note of how many more were cut.
+ *
+ * @example
+ * ```ts
+ * import { cutText } from "./cut.ts";
+ * cutText("abcdef", 4); // "abcd … [2 more characters cut]"
+ * ```
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)} … [${cutNote(text.length - max)}]`;
+}
+
+/** `"1,983,616 more characters cut"`. */
+export function cutNote(characters: number): string {
+  return `${characters.toLocaleString("en-US")} more characters cut`;
+}
