@@ -435,6 +435,9 @@ export class Engine {
         if (now === undefined && !refusal) provider.unregisterTrigger(b);
         return;
       }
+      // The answer of a provider that has left since (its connection's end answers for it):
+      // the trigger waits for the next provider, which decides afresh.
+      if (this.#providerOf(record) !== provider) return;
       if (refusal) {
         record.status = "failed";
         record.error = refusal.message;

@@ -148,3 +148,32 @@ Deno.test("a trigger removed while its provider is still answering is unregister
     assert.deepEqual(list.result.registered_triggers, []);
     await provider.close();
   }));
+
+Deno.test("a provider that leaves before answering a registration leaves the trigger waiting, not active", () =>
+  withEngine(async (url) => {
+    const provider = await RawWorker.connect(url);
+    const user = await RawWorker.connect(url);
+    provider.send({ type: "registertriggertype", id: "cron", description: "every N seconds" });
+    const asked = provider.next((f) => f.type === "registertrigger" && f.id === "t-open");
+    user.send({
+      type: "registertrigger",
+      id: "t-open",
+      trigger_type: "cron",
+      function_id: "jobs::tick",
+      config: {},
+    });
+    await asked; // never answered
+    await provider.close();
+    const gone = async () =>
+      (await user.call("engine::logs::list", { level: "warn" })).result.logs.some((
+        l: { message: string },
+      ) => l.message.startsWith('Trigger type "cron" is gone with its provider'));
+    const deadline = Date.now() + 5000;
+    while (!(await gone())) {
+      assert.ok(Date.now() < deadline, "the provider's leaving was not logged");
+    }
+    const { registered_triggers } =
+      (await user.call("engine::registered-triggers::list", {})).result;
+    assert.deepEqual(registered_triggers.map((t: { status: string }) => t.status), ["pending"]);
+    await user.close();
+  }));
