@@ -272,13 +272,6 @@ Deno.test("app answers handler failures with 500 naming the function", async () 
       "invocation_failed",
       "Order not found",
     ],
-    [
-      () => {
-        throw new CallError({ code: "invocation_stopped", message: "Invocation stopped" });
-      },
-      "invocation_stopped",
-      "Invocation stopped",
-    ],
   ];
   for (const [handler, code, message] of cases) {
     const { app, log } = testApp({
@@ -292,6 +285,31 @@ Deno.test("app answers handler failures with 500 naming the function", async () 
     assert.equal(error.message, message);
     assert.ok(error.error_id);
     assert.equal(log.entries.filter((e) => e.level === "error").length, 1);
+  }
+});
+
+Deno.test("app answers 502 when the handler's worker went away mid-call, 503 when none can take it", async () => {
+  const cases: [string, number, string | null][] = [
+    ["invocation_stopped", 502, null],
+    ["overloaded", 503, "1"],
+  ];
+  for (const [code, status, retryAfter] of cases) {
+    const { app, log } = testApp({
+      functions: {
+        h: () => {
+          throw new CallError({ code, message: `Invocation of h ${code}` });
+        },
+      },
+      triggers: [{ function_id: "h", config: { api_path: "/x" } }],
+    });
+    const response = await app.request("/x");
+    assert.equal(response.status, status, code);
+    assert.equal(response.headers.get("retry-after"), retryAfter, code);
+    const error = await errorOf(response);
+    assert.equal(error.code, code);
+    assert.equal(error.message, `Invocation of h ${code}`);
+    assert.equal(error.error_id !== undefined, status === 502, "an error_id on the 502");
+    assert.equal(log.entries.filter((e) => e.level === "error").length, status === 502 ? 1 : 0);
   }
 });
 

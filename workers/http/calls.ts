@@ -102,6 +102,13 @@ function unavailable(call: CallRequest): HttpError {
   );
 }
 
+/**
+ * Failures that are not the function's own: its worker went away before
+ * answering (502, as a gateway whose upstream failed), or no replica can take
+ * the call now (503, to be retried). Anything else is the function's: 500.
+ */
+const STATUS_OF: Record<string, number> = { invocation_stopped: 502, overloaded: 503 };
+
 function callFailed(call: CallRequest, error: unknown): HttpError {
   const code = codeOf(error);
   if (code === "function_not_found") return unavailable(call);
@@ -113,7 +120,9 @@ function callFailed(call: CallRequest, error: unknown): HttpError {
   const stacktrace = (error as { stacktrace?: unknown }).stacktrace ??
     (error as { stack?: unknown }).stack;
   if (typeof stacktrace === "string") detail.stacktrace = stacktrace;
-  return new HttpError(500, code ?? Code.InternalError, message, { detail });
+  return new HttpError(STATUS_OF[code ?? ""] ?? 500, code ?? Code.InternalError, message, {
+    detail,
+  });
 }
 
 /** The `code` of a `CallError` (or anything shaped like one). */

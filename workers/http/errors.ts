@@ -60,7 +60,7 @@ export interface ErrorReplyOptions {
   traceId?: string | undefined;
 }
 
-/** The reply for `error`; a 500 gets an `error_id`, written to `log` with the error. */
+/** The reply for `error`; a 500 or 502 gets an `error_id`, written to `log` with the error. */
 export function errorReply(error: unknown, log: Logger, options: ErrorReplyOptions = {}): Response {
   const known = error instanceof HttpError ? error : undefined;
   const status = known?.status ?? 500;
@@ -69,7 +69,7 @@ export function errorReply(error: unknown, log: Logger, options: ErrorReplyOptio
     code,
     message: known?.message ?? "Internal server error",
   };
-  if (status === 500) {
+  if (status === 500 || status === 502) {
     body.error_id = newErrorId();
     // The entry carries the request's trace and the function, so the console links them.
     const fields: Record<string, unknown> = {};
