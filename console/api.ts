@@ -109,7 +109,10 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
       return c.json({ result: result ?? null, duration_ms: elapsed(start) });
     } catch (e) {
       if (!(e instanceof LinkError)) throw e;
-      return c.json({ error: { code: e.code, message: e.message }, duration_ms: elapsed(start) });
+      const error = e.stacktrace === undefined
+        ? { code: e.code, message: e.message }
+        : { code: e.code, message: e.message, stacktrace: e.stacktrace };
+      return c.json({ error, duration_ms: elapsed(start) });
     }
   });
 

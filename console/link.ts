@@ -11,9 +11,9 @@
 import type { EngineApi } from "../engine/api.ts";
 import { registerWorker } from "../sdk/typescript/mod.ts";
 
-/** A failed call, with the engine's error code. */
+/** A failed call, with the engine's error code, and the function's stack trace when it sent one. */
 export class LinkError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(readonly code: string, message: string, readonly stacktrace?: string) {
     super(message);
     this.name = "LinkError";
   }
@@ -48,9 +48,13 @@ function listenerId(namespace: string): string {
 
 function linkError(e: unknown): LinkError {
   if (e instanceof LinkError) return e;
-  const code = (e as { code?: unknown } | null)?.code;
+  const { code, stacktrace } = (e ?? {}) as { code?: unknown; stacktrace?: unknown };
   const message = e instanceof Error ? e.message : String(e);
-  return new LinkError(typeof code === "string" ? code : "invocation_failed", message);
+  return new LinkError(
+    typeof code === "string" ? code : "invocation_failed",
+    message,
+    typeof stacktrace === "string" && stacktrace !== "" ? stacktrace : undefined,
+  );
 }
 
 /** The console inside the engine's process, as the built-in worker `engine-console`. */

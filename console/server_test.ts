@@ -93,7 +93,9 @@ Deno.test("POST /api/call returns the result or the error, with the duration", a
       "/api/call",
       json({ function_id: "probe::fail" }),
     )).json();
-    assert.deepEqual(failed.error, { code: "probe_failed", message: "Probe failed on purpose" });
+    const { stacktrace, ...error } = failed.error;
+    assert.deepEqual(error, { code: "probe_failed", message: "Probe failed on purpose" });
+    assert.match(stacktrace, /^Error: Probe failed on purpose\n\s+at .*_testing\.ts/, "its stack");
     const missing = await (await h.app.request(
       "/api/call",
       json({ function_id: "nope::nothing" }),
