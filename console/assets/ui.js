@@ -37,7 +37,14 @@ export async function api(path, options = {}) {
     init.body = JSON.stringify(options.body);
     init.headers["content-type"] = "application/json";
   }
-  const response = await fetch(`/api${path}`, init);
+  let response;
+  try {
+    response = await fetch(`/api${path}`, init);
+  } catch {
+    throw new Error(
+      `Cannot reach the console at ${location.host}: the engine may be stopped or restarting`,
+    );
+  }
   let data;
   try {
     data = await response.json();
@@ -109,6 +116,27 @@ export function throttle(fn, ms) {
       }
     }, ms);
   };
+}
+
+const STACK_KEYS = ["stacktrace", "stack"];
+
+/**
+ * Log data as a one-line summary that opens to the whole value; a stack trace
+ * in it (`stacktrace`, `stack`) opens as lines of its own rather than one JSON string.
+ */
+export function dataView(data) {
+  if (data === undefined) return null;
+  const stackKey = data && typeof data === "object" && !Array.isArray(data)
+    ? STACK_KEYS.find((k) => typeof data[k] === "string" && data[k].includes("\n"))
+    : undefined;
+  const rest = stackKey ? { ...data, [stackKey]: undefined } : data;
+  return h(
+    "details",
+    {},
+    h("summary", { class: "muted" }, short(rest, 80), stackKey ? ` + ${stackKey}` : ""),
+    h("pre", {}, json(rest)),
+    stackKey ? h("pre", { class: "stack", "data-testid": "stack" }, data[stackKey]) : null,
+  );
 }
 
 export function badge(text, kind = text) {

@@ -88,6 +88,9 @@ export function mount(root) {
               `${r.error ? "Error" : "Result"} · ${duration(r.duration_ms)}`,
             ),
             h("pre", {}, r.error ? `${r.error.code}: ${r.error.message}` : json(r.result)),
+            r.error?.stacktrace
+              ? h("pre", { class: "stack", "data-testid": "stack" }, r.error.stacktrace)
+              : null,
           ),
         );
       } catch (e) {
@@ -103,6 +106,25 @@ export function mount(root) {
         { class: "panel sticky" },
         h("h2", { class: "mono", style: "margin-top: 0" }, f.function_id),
         f.description ? h("p", { class: "muted" }, f.description) : null,
+        h(
+          "p",
+          { class: "small", "data-testid": "function-links" },
+          "Runs in ",
+          (f.workers ?? [f.worker_name]).map((w, i) => [
+            i ? ", " : "",
+            h("a", { href: `/logs?worker=${encodeURIComponent(w)}` }, w),
+          ]),
+          " · ",
+          h("a", { href: `/logs?${new URLSearchParams({ function_id: f.function_id })}` }, "logs"),
+          " · ",
+          h(
+            "a",
+            {
+              href: `/logs?${new URLSearchParams({ function_id: f.function_id, level: "error" })}`,
+            },
+            "errors",
+          ),
+        ),
         h("div", { class: "muted small" }, "Payload (JSON)"),
         payload,
         h("div", { class: "row", style: "margin-top: 8px" }, run),

@@ -1,5 +1,5 @@
 // Traces: recent traces; one opens as a waterfall of its spans, with its logs.
-import { api, badge, duration, errorBox, fill, h, json, throttle, time } from "../ui.js";
+import { api, badge, dataView, duration, errorBox, fill, h, json, throttle, time } from "../ui.js";
 
 export const title = "Traces";
 
@@ -74,7 +74,12 @@ function mountTrace(root, traceId) {
     h("h1", {}, "Trace ", h("span", { class: "mono", style: "font-size: 15px" }, traceId)),
     chart,
     detail,
-    h("h2", {}, "Logs in this trace"),
+    h(
+      "div",
+      { class: "row", style: "margin-top: 16px" },
+      h("h2", { class: "grow", style: "margin: 0" }, "Logs in this trace"),
+      h("a", { href: `/logs?trace_id=${encodeURIComponent(traceId)}` }, "open in Logs"),
+    ),
     logs,
   );
   let selected;
@@ -100,7 +105,7 @@ function mountTrace(root, traceId) {
                 "td",
                 { class: "msg" },
                 e.message,
-                e.data === undefined ? "" : ` ${json(e.data, 0)}`,
+                dataView(e.data),
               ),
             )
           ),
@@ -208,8 +213,25 @@ function drawWaterfall(chart, detail, spans, selected, onSelect) {
       }),
     ),
   );
-  const current = spans.find((s) => s.spanId === selected) ?? rows[0].span;
+  const current = spans.find((s) => s.spanId === selected) ?? firstShown(rows);
+  if (current.spanId !== rows[0].span.spanId) {
+    for (const el of chart.querySelectorAll(".wf-row")) {
+      el.classList.toggle("selected", el.dataset.span === current.spanId);
+    }
+  }
   fill(detail, spanDetail(current));
+}
+
+/**
+ * The span a trace opens on: where a failed trace's error started (the deepest
+ * failed span, whose error carries the function's message and stack), else the root.
+ */
+export function firstShown(rows) {
+  let origin;
+  for (const { span, depth } of rows) {
+    if (span.status === "error" && (!origin || depth > origin.depth)) origin = { span, depth };
+  }
+  return (origin ?? rows[0]).span;
 }
 
 function spanDetail(s) {
@@ -229,6 +251,16 @@ function spanDetail(s) {
       "Error",
       h("span", { class: "error-text" }, `${s.error.code}: ${s.error.message}`),
     ]);
+    if (s.error.stacktrace) {
+      fields.push([
+        "Stack",
+        h("pre", { class: "stack", "data-testid": "stack" }, s.error.stacktrace),
+      ]);
+    }
+  }
+  if (s.functionId) {
+    const q = new URLSearchParams({ function_id: s.functionId, level: "error" });
+    fields.push(["Errors", h("a", { href: `/logs?${q}` }, `error logs of ${s.functionId}`)]);
   }
   return h(
     "div",
