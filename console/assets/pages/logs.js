@@ -1,10 +1,11 @@
 // Logs: the engine's one log, live, with filters; a trace id leads to its trace.
-import { api, badge, errorBox, fill, h, json, short, time } from "../ui.js";
+import { api, badge, dataView, errorBox, fill, h, time } from "../ui.js";
 
 export const title = "Logs";
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_ROWS = 1000;
+const FLASH_MAX = 50;
 
 export function mount(root, ctx) {
   const q = ctx.query;
@@ -77,7 +78,17 @@ export function mount(root, ctx) {
     h("div", { class: "row", style: "margin: 8px 0" }, status),
     table,
   );
-  let count = 0;
+  // Live entries wait here and go into the table together, a few times a second: one
+  // change of the page per batch, not one per entry (thousands a second froze the tab).
+  let pending = [];
+  let flushTimer;
+  let dropped = 0;
+  const showStatus = () => {
+    const n = body.children.length;
+    status.textContent = `${n} ${n === 1 ? "entry" : "entries"}${
+      n >= MAX_ROWS ? ` (the newest ${MAX_ROWS})` : ""
+    }${dropped ? ` · ${dropped} live events dropped: the browser fell behind` : ""}`;
+  };
 
   const filter = () => ({
     level: level.value,
@@ -110,12 +121,7 @@ export function mount(root, ctx) {
         "td",
         { class: "msg" },
         e.message,
-        e.data === undefined ? null : h(
-          "details",
-          {},
-          h("summary", { class: "muted" }, short(e.data, 80)),
-          h("pre", {}, json(e.data)),
-        ),
+        dataView(e.data),
       ),
       h(
         "td",
@@ -135,8 +141,7 @@ export function mount(root, ctx) {
     try {
       const { logs } = await api(`/logs?${params}`);
       fill(body, logs.reverse().map((e) => row(e, false)));
-      count = logs.length;
-      status.textContent = `${count} entries`;
+      showStatus();
     } catch (e) {
       fill(body, h("tr", {}, h("td", { colspan: 6 }, errorBox(e))));
     }
@@ -149,21 +154,36 @@ export function mount(root, ctx) {
     };
   }
   level.onchange = load;
+  // What arrived while paused was not kept: resuming reads the log again.
+  paused.onchange = () => {
+    if (!paused.checked) load();
+  };
+  const flush = () => {
+    flushTimer = undefined;
+    const batch = pending.slice(-MAX_ROWS).reverse();
+    pending = [];
+    // Flashing new rows helps to spot a few; a thousand flashing at once only costs frames.
+    const flash = batch.length <= FLASH_MAX;
+    body.prepend(...batch.map((e) => row(e, flash)));
+    let extra = body.children.length - MAX_ROWS;
+    while (extra-- > 0) body.lastChild.remove();
+    showStatus();
+  };
   load();
   return {
     onEvent(name, data) {
       if (name === "dropped") {
-        status.textContent =
-          `${count} entries (${data.count} events dropped: the browser fell behind)`;
+        dropped += data.count;
+        showStatus();
       }
       if (name !== "log" || paused.checked || !matches(data, filter())) return;
-      body.prepend(row(data, true));
-      count++;
-      while (body.children.length > MAX_ROWS) body.lastChild.remove();
-      status.textContent = `${count} entries`;
+      pending.push(data);
+      if (pending.length > MAX_ROWS) pending.splice(0, pending.length - MAX_ROWS);
+      flushTimer ??= setTimeout(flush, 200);
     },
     unmount() {
       clearTimeout(debounce);
+      clearTimeout(flushTimer);
     },
   };
 }
