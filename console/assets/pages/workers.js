@@ -1,6 +1,6 @@
 // Workers: who is connected, what they provide, and how busy they are; supervised
 // workers (started from the config file) also with status, restarts and recent output.
-import { api, badge, errorBox, fill, h, since, throttle, time } from "../ui.js";
+import { api, badge, duration, errorBox, fill, h, since, throttle, time } from "../ui.js";
 
 export const title = "Workers";
 
@@ -138,10 +138,15 @@ function workerRows(w) {
       "td",
       {},
       badge(status),
+      w.supervisor?.crash_loop ? [" ", badge("crash loop", "error")] : null,
       w.supervisor ? h("div", { class: "muted small" }, `restarts: ${w.restarts}`) : null,
     ),
   );
   if (!w.supervisor) return main;
+  const facts = supervisionFacts(w.supervisor);
+  const output = h("pre", { class: "output" }, w.tail.length ? w.tail.join("\n") : "(none yet)");
+  // The newest lines are the ones that tell why it stopped: show the end.
+  queueMicrotask(() => (output.scrollTop = output.scrollHeight));
   return [
     main,
     h(
@@ -150,9 +155,47 @@ function workerRows(w) {
       h(
         "td",
         { colspan: 8 },
+        facts.length
+          ? h(
+            "div",
+            { class: "small", "data-testid": "supervision" },
+            facts.map((f) => h("div", f.attrs, f.text)),
+          )
+          : null,
         h("div", { class: "muted small" }, "Recent output"),
-        h("pre", { class: "output" }, w.tail.length ? w.tail.join("\n") : "(none yet)"),
+        output,
       ),
     ),
   ];
+}
+
+/** Why a supervised worker is not running, and what happens next, in words. */
+export function supervisionFacts(s, now = Date.now()) {
+  const facts = [];
+  if (s.error) facts.push({ attrs: { class: "error-text" }, text: s.error });
+  if (s.crash_loop) {
+    facts.push({
+      attrs: { class: "error-text" },
+      text: "Crash loop: it keeps exiting soon after it starts",
+    });
+  }
+  const exit = s.last_exit;
+  if (exit) {
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+    facts.push({
+      attrs: { class: exit.code === 0 && !exit.signal ? "muted" : "error-text" },
+      text: `Last exit: ${how} after ${duration(exit.uptime_ms)} of running, ${since(exit.at_ms)}`,
+    });
+  }
+  if (s.next_start_at_ms) {
+    const wait = Math.max(0, s.next_start_at_ms - now);
+    facts.push({
+      attrs: { class: "muted" },
+      text: `Restarting in ${duration(wait)} (at ${time(s.next_start_at_ms)})`,
+    });
+  }
+  if (s.install_log && s.error) {
+    facts.push({ attrs: { class: "muted" }, text: `Install log: ${s.install_log}` });
+  }
+  return facts;
 }
