@@ -31,7 +31,8 @@ function render() {
     a.classList.toggle("active", a.dataset.page === name);
   }
   document.title = `${PAGES[name].title} · engine console`;
-  const root = fill(main, h("div", { id: `page-${name}` }));
+  const root = h("div", { id: `page-${name}` });
+  fill(main, offline, root);
   current = PAGES[name].mount(root, {
     rest,
     query: new URLSearchParams(location.search),
@@ -47,28 +48,45 @@ document.addEventListener("click", (e) => {
 });
 addEventListener("popstate", render);
 
-// One stream for every page; EventSource reconnects by itself.
+// One stream for every page. While it is down, a banner says the page may be stale;
+// when it is back, the page loads again (what changed meanwhile was not streamed).
 const live = document.getElementById("live");
-const events = new EventSource("/api/events");
-events.onopen = () => {
-  live.className = "live on";
-  live.textContent = "live";
-};
-events.onerror = () => {
-  live.className = "live off";
-  live.textContent = "reconnecting…";
-};
-for (const name of ["log", "span", "engine", "state", "queues", "dropped"]) {
-  events.addEventListener(name, (e) => {
-    let data;
-    try {
-      data = JSON.parse(e.data);
-    } catch {
-      return;
+const offline = h("div", { class: "banner", "data-testid": "offline", hidden: true });
+let lost = false;
+function connect() {
+  const events = new EventSource("/api/events");
+  events.onopen = () => {
+    live.className = "live on";
+    live.textContent = "live";
+    offline.hidden = true;
+    if (lost) {
+      lost = false;
+      render();
     }
-    current?.onEvent?.(name, data);
-  });
+  };
+  events.onerror = () => {
+    live.className = "live off";
+    live.textContent = "reconnecting…";
+    lost = true;
+    offline.hidden = false;
+    offline.textContent = `Lost the connection to the console at ${location.host} (the engine ` +
+      "may be stopped or restarting): what this page shows may be out of date. Reconnecting…";
+    // EventSource gives up on an answer that is not a stream (a proxy's 502): start over.
+    if (events.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+  };
+  for (const name of ["log", "span", "engine", "state", "queues", "dropped"]) {
+    events.addEventListener(name, (e) => {
+      let data;
+      try {
+        data = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      current?.onEvent?.(name, data);
+    });
+  }
 }
+connect();
 
 fetch("/api/config").then((r) => r.json()).then((c) => {
   document.getElementById("engine-url").textContent = `${c.engine_url} · v${c.version}`;

@@ -13,10 +13,7 @@ export function mount(root, ctx) {
     h("p", { class: "sub" }, "Values of the state worker by scope; changes show up live"),
     h(
       "div",
-      {
-        style:
-          "display: grid; grid-template-columns: 220px minmax(0, 1fr); gap: 16px; align-items: start",
-      },
+      { class: "state-grid" },
       groups,
       h("div", {}, entries, editor),
     ),
