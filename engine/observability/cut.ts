@@ -6,8 +6,12 @@
  * @module
  */
 
-/** Longest message or stack trace an entry keeps, in UTF-16 code units. */
-export const MAX_MESSAGE = 16_384;
+/**
+ * Longest message or stack trace an entry keeps, in UTF-16 code units: more
+ * than a captured output line (16,384, cut with its own note), which is
+ * never cut twice.
+ */
+export const MAX_MESSAGE = 32_768;
 
 /** Longest string an entry keeps inside its data or attributes. */
 export const MAX_STRING = 8_192;
