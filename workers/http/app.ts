@@ -11,7 +11,7 @@ import { LinearRouter } from "hono/router/linear-router";
 import type { Logger, SpanRecord } from "../../engine/api.ts";
 import { requestAborted } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
-import { Code, errorReply, HttpError } from "./errors.ts";
+import { clientClosed, Code, errorReply, HttpError } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
@@ -45,6 +45,10 @@ export function createApp(options: AppOptions): Hono {
 
   app.all("*", async (c) => {
     const request = c.req.raw;
+    return await serve(request);
+  });
+
+  const serve = async (request: Request): Promise<Response> => {
     if (cors && isPreflight(request)) return cors.preflight(request);
     const arrived = performance.now();
     const { path, query } = splitUrl(request.url);
@@ -80,7 +84,7 @@ export function createApp(options: AppOptions): Hono {
     };
     let response: Response;
     try {
-      if (!limiter.tryAcquire()) await waitForSlot(limiter, scope);
+      if (!limiter.tryAcquire()) await waitForSlot(limiter, scope, request.signal);
       try {
         response = await runPipeline(options.pipeline, {
           request,
@@ -102,7 +106,7 @@ export function createApp(options: AppOptions): Hono {
     record(options, facts, { response });
     cors?.decorate(response.headers, request.headers.get("origin"));
     return response;
-  });
+  };
 
   /** The error reply to `request`; `traceId` is the trace of a routed request, for its log entry. */
   const reply = (error: unknown, request: Request, traceId?: string): Response => {
@@ -124,15 +128,35 @@ function record(
   options.recordSpan?.(requestSpan(facts, outcome));
 }
 
-async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void> {
+/**
+ * Waits for a slot until the request's time runs out, the worker stops, or
+ * its `client` goes away (a request nobody waits for leaves the queue).
+ */
+async function waitForSlot(
+  limiter: Limiter,
+  scope: RequestScope,
+  client: AbortSignal,
+): Promise<void> {
+  const wait = new AbortController();
+  const stop = () => wait.abort();
+  const ended = scope.signal;
+  ended.addEventListener("abort", stop, { once: true });
+  client.addEventListener("abort", stop, { once: true });
   let outcome;
   try {
-    outcome = await limiter.acquire(scope.signal);
+    if (ended.aborted || client.aborted) stop();
+    outcome = await limiter.acquire(wait.signal);
   } catch {
+    if (client.aborted && !scope.ended) {
+      throw clientClosed("while waiting for a free request slot");
+    }
     throw requestAborted(
       scope,
       `waiting for a free request slot (concurrency_request_limit ${limiter.limit})`,
     );
+  } finally {
+    ended.removeEventListener("abort", stop);
+    client.removeEventListener("abort", stop);
   }
   if (outcome === "queue_full") {
     throw new HttpError(

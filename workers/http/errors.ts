@@ -24,6 +24,7 @@ export const Code = {
   ShuttingDown: "SHUTTING_DOWN",
   RequestTimeout: "REQUEST_TIMEOUT",
   MiddlewareTimeout: "MIDDLEWARE_TIMEOUT",
+  ClientClosed: "CLIENT_CLOSED",
 } as const;
 
 export interface HttpErrorOptions {
@@ -47,6 +48,14 @@ export class HttpError extends Error {
     this.headers = options.headers;
     this.detail = options.detail;
   }
+}
+
+/**
+ * The end of a request whose client closed its connection `when`: 499, as
+ * nginx records it. Nobody reads the reply; the request's span shows it.
+ */
+export function clientClosed(when: string): HttpError {
+  return new HttpError(499, Code.ClientClosed, `The client closed the connection ${when}`);
 }
 
 /** Seconds a client is told to wait after a 503. */

@@ -10,7 +10,7 @@
 import type { Logger } from "../../engine/api.ts";
 import { readBody } from "./body.ts";
 import { callFunction, type Invoker, requestAborted, type RequestScope } from "./calls.ts";
-import { Code, HttpError } from "./errors.ts";
+import { clientClosed, Code, HttpError } from "./errors.ts";
 import { type Context, interpretMiddlewareResult, type MiddlewareRequest } from "./middleware.ts";
 import { toHttpResponse } from "./response.ts";
 import type { Route } from "./routes.ts";
@@ -132,8 +132,15 @@ async function withBody(
   try {
     body = await incoming.scope.bound(readBody(incoming.request, options.bodyLimit));
   } catch (error) {
-    if (error instanceof HttpError || !incoming.scope.ended) throw error;
-    throw requestAborted(incoming.scope, "reading the request body");
+    if (error instanceof HttpError) throw error;
+    if (incoming.scope.ended) throw requestAborted(incoming.scope, "reading the request body");
+    // The stream failed: the client went away mid-body or broke its framing (a bad chunk).
+    if (incoming.request.signal.aborted) throw clientClosed("while sending the request body");
+    throw new HttpError(
+      400,
+      Code.InvalidBody,
+      `Request body could not be read: it broke off (${(error as Error)?.message ?? error})`,
+    );
   }
   return {
     path_params: request.path_params,
