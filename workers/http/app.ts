@@ -45,7 +45,14 @@ export function createApp(options: AppOptions): Hono {
 
   app.all("*", async (c) => {
     const request = c.req.raw;
-    return await serve(request);
+    if (request.method !== "HEAD") return await serve(request);
+    let response: Response;
+    try {
+      response = await serve(request);
+    } catch (error) {
+      response = reply(error, request); // 404, 405
+    }
+    return await withoutBody(response);
   });
 
   const serve = async (request: Request): Promise<Response> => {
@@ -165,6 +172,20 @@ async function waitForSlot(
       `Too many requests: ${limiter.limit} in progress and ${limiter.waiting} waiting`,
     );
   }
+}
+
+/**
+ * The reply to a `HEAD`: `response`'s status and headers with no body, and
+ * the `Content-Length` its body has (Hono answers `HEAD` with
+ * `new Response(null, response)`, which Deno sends as length 0).
+ */
+async function withoutBody(response: Response): Promise<Response> {
+  if (response.body === null) return response;
+  const headers = new Headers(response.headers);
+  if (!headers.has("content-length")) {
+    headers.set("content-length", String((await response.arrayBuffer()).byteLength));
+  } else await response.body.cancel();
+  return new Response(null, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** The raw path (still percent-encoded) and the query string of an absolute URL. */

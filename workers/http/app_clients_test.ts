@@ -1,6 +1,6 @@
 /**
  * What the app answers clients that misbehave or leave: bodies that break
- * off, clients that go away while waiting for a slot.
+ * off, clients that go away while waiting for a slot, `HEAD` requests.
  */
 import assert from "node:assert/strict";
 import { errorOf, gate, postStream, testApp, until } from "./_testing.ts";
@@ -61,4 +61,30 @@ Deno.test("app drops a request whose client left while it waited for a slot", as
   finish.open();
   assert.equal((await held).status, 200);
   assert.equal(limiter.active, 0);
+});
+
+Deno.test("app answers HEAD with the Content-Length the GET reply would have, and no body", async () => {
+  const { app } = testApp({
+    functions: { f: () => ({ status_code: 200, body: { name: "café" } }) },
+    triggers: [{ function_id: "f", config: { api_path: "/x" } }],
+  });
+  const cases = [
+    ["/x", 200, '{"name":"café"}'],
+    [
+      "/nowhere",
+      404,
+      '{"error":{"code":"NOT_FOUND","message":"No route matches \\"HEAD /nowhere\\""}}',
+    ],
+  ] as const;
+  for (const [path, status, getBody] of cases) {
+    const response = await app.request(path, { method: "HEAD" });
+    assert.equal(response.status, status, path);
+    assert.equal(
+      response.headers.get("content-length"),
+      String(new TextEncoder().encode(getBody).byteLength),
+      path,
+    );
+    assert.equal(response.headers.get("content-type"), "application/json", path);
+    assert.equal(await response.text(), "", path);
+  }
 });
