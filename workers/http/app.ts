@@ -11,7 +11,7 @@ import { LinearRouter } from "hono/router/linear-router";
 import type { Logger, SpanRecord } from "../../engine/api.ts";
 import { requestAborted } from "./calls.ts";
 import { type Cors, isPreflight } from "./cors.ts";
-import { clientClosed, Code, errorReply, HttpError } from "./errors.ts";
+import { Code, errorReply, HttpError } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
 import { type PipelineOptions, runPipeline } from "./pipeline.ts";
@@ -91,7 +91,7 @@ export function createApp(options: AppOptions): Hono {
     };
     let response: Response;
     try {
-      if (!limiter.tryAcquire()) await waitForSlot(limiter, scope, request.signal);
+      if (!limiter.tryAcquire()) await waitForSlot(limiter, scope);
       try {
         response = await runPipeline(options.pipeline, {
           request,
@@ -135,35 +135,15 @@ function record(
   options.recordSpan?.(requestSpan(facts, outcome));
 }
 
-/**
- * Waits for a slot until the request's time runs out, the worker stops, or
- * its `client` goes away (a request nobody waits for leaves the queue).
- */
-async function waitForSlot(
-  limiter: Limiter,
-  scope: RequestScope,
-  client: AbortSignal,
-): Promise<void> {
-  const wait = new AbortController();
-  const stop = () => wait.abort();
-  const ended = scope.signal;
-  ended.addEventListener("abort", stop, { once: true });
-  client.addEventListener("abort", stop, { once: true });
+async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void> {
   let outcome;
   try {
-    if (ended.aborted || client.aborted) stop();
-    outcome = await limiter.acquire(wait.signal);
+    outcome = await limiter.acquire(scope.signal);
   } catch {
-    if (client.aborted && !scope.ended) {
-      throw clientClosed("while waiting for a free request slot");
-    }
     throw requestAborted(
       scope,
       `waiting for a free request slot (concurrency_request_limit ${limiter.limit})`,
     );
-  } finally {
-    ended.removeEventListener("abort", stop);
-    client.removeEventListener("abort", stop);
   }
   if (outcome === "queue_full") {
     throw new HttpError(

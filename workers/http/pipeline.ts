@@ -134,8 +134,12 @@ async function withBody(
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (incoming.scope.ended) throw requestAborted(incoming.scope, "reading the request body");
-    // The stream failed: the client went away mid-body or broke its framing (a bad chunk).
-    if (incoming.request.signal.aborted) throw clientClosed("while sending the request body");
+    // The stream failed: the client went away mid-body (Deno's BadResource: the connection is
+    // gone), or broke its framing (a bad chunk). Not `request.signal`: reading it makes Deno
+    // print a warning about its legacy abort behaviour.
+    if ((error as Error | null)?.name === "BadResource") {
+      throw clientClosed("while sending the request body");
+    }
     throw new HttpError(
       400,
       Code.InvalidBody,
