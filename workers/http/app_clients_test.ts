@@ -52,3 +52,33 @@ Deno.test("app answers HEAD with the Content-Length the GET reply would have, an
     assert.equal(await response.text(), "", path);
   }
 });
+
+Deno.test("app refuses a JSON body that is not UTF-8 with 400, and reads one with a BOM", async () => {
+  const { app, calls } = testApp({
+    functions: {
+      f: (payload) => ({ status_code: 200, body: (payload as { body: unknown }).body }),
+    },
+    triggers: [{ function_id: "f", config: { api_path: "/x", http_method: "POST" } }],
+  });
+  const post = (bytes: number[], type = "application/json") =>
+    app.request("/x", {
+      method: "POST",
+      body: new Uint8Array(bytes),
+      headers: { "content-type": type },
+    });
+  const quoted = (s: string) => [...new TextEncoder().encode(s)];
+  const latin1 = await post([...quoted('{"a":"caf'), 0xe9, ...quoted('"}')]);
+  assert.equal(latin1.status, 400);
+  assert.deepEqual(await errorOf(latin1), {
+    code: "INVALID_BODY",
+    message: "Request body is not valid UTF-8 JSON",
+  });
+  assert.equal(calls.length, 0);
+  const declared = await post(
+    [...quoted('{"a":"caf'), 0xe9, ...quoted('"}')],
+    "application/json; charset=latin1",
+  );
+  assert.deepEqual(await declared.json(), { a: "café" });
+  const bom = await post([0xef, 0xbb, 0xbf, ...quoted('{"a":1}')]);
+  assert.deepEqual(await bom.json(), { a: 1 });
+});

@@ -66,7 +66,15 @@ export function parseBody(bytes: Uint8Array, contentType: string | null): unknow
   if (bytes.byteLength === 0) return null;
   const { type, charset } = mediaType(contentType);
   if (type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))) {
-    const text = decode(bytes, charset);
+    let text: string;
+    try {
+      // JSON is UTF-8 (RFC 8259 §8.1): bytes that are not would reach the handler as U+FFFD.
+      text = charset === undefined || /^utf-?8$/i.test(charset)
+        ? strictUtf8.decode(bytes)
+        : decode(bytes, charset);
+    } catch {
+      throw new HttpError(400, Code.InvalidBody, "Request body is not valid UTF-8 JSON");
+    }
     try {
       return JSON.parse(text);
     } catch {
@@ -98,6 +106,7 @@ function mediaType(header: string | null): { type: string; charset: string | und
 }
 
 const utf8 = new TextDecoder();
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 function decode(bytes: Uint8Array, charset: string | undefined): string {
   if (charset === undefined || /^utf-?8$/i.test(charset)) return utf8.decode(bytes);
