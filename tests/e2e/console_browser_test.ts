@@ -7,13 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../support/chromium.ts";
 import { type EngineLink, remoteLink } from "../../console/link.ts";
 import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { eventually } from "../support/local_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
 const GREETER = fileURLToPath(new URL("../fixtures/workers/greeter", import.meta.url));
 const CONFIG = `host: 127.0.0.1
@@ -30,27 +30,6 @@ workers:
   - name: greeter
     path: ${JSON.stringify(GREETER)}
 `;
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-function requireChromium(): void {
-  try {
-    Deno.statSync(CHROMIUM);
-  } catch {
-    throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" ` +
-        "(the console's browser test drives Debian's Chromium through playwright-core)",
-    );
-  }
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
@@ -82,7 +61,6 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {
-    requireChromium();
     await Deno.mkdir(ARTIFACTS, { recursive: true });
     const { dir, file } = await tempConfig(CONFIG);
     const engine: EngineProcess = await spawnEngine({ config: file });
@@ -99,7 +77,7 @@ Deno.test({
       const call = link.call.bind(link);
       await call("state::set", { scope: "carts", key: "ada", value: { items: 1 } });
 
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
       page.setDefaultTimeout(15_000);
       const nav = (name: string) => page.locator(`nav a[data-page="${name}"]`).click();

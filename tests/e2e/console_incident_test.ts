@@ -5,23 +5,13 @@
  * Screenshots land in tests/artifacts/console/incident-*.png.
  */
 import assert from "node:assert/strict";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../support/chromium.ts";
 import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { eventually, writeLocalWorker } from "../support/local_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const CRASHY = `for (let i = 0; i < 12; i++) console.log(\`starting step \${i}\`);
 console.error("Error: ECONNREFUSED 127.0.0.1:5432");
 Deno.exit(3);
@@ -80,7 +70,7 @@ workers:
         };
         return await (await fetch(`${url}/api${path}`, init)).json();
       };
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
       page.setDefaultTimeout(15_000);
 
