@@ -70,27 +70,47 @@ export function toHttpResponse(value: unknown): ResponseOutcome {
 }
 
 function fillHeaders(headers: Headers, raw: unknown): string | undefined {
-  try {
-    if (Array.isArray(raw)) {
-      for (const line of raw) {
-        const colon = typeof line === "string" ? line.indexOf(":") : -1;
-        if (colon <= 0) return `${describe(line)} is not a "Name: value" line`;
-        headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
-      }
-      return undefined;
-    }
-    if (typeof raw !== "object") {
-      return `expected a map or a list of "Name: value" lines, got ${describe(raw)}`;
-    }
-    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-      if (typeof value === "string") headers.set(name, value);
-      else if (typeof value === "number" || typeof value === "boolean") {
-        headers.set(name, String(value));
-      } else return `header ${JSON.stringify(name)} has ${describe(value)}, not a string`;
+  if (Array.isArray(raw)) {
+    for (const line of raw) {
+      const colon = typeof line === "string" ? line.indexOf(":") : -1;
+      if (colon <= 0) return `${describe(line)} is not a "Name: value" line`;
+      const problem = addHeader(headers, line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      if (problem !== undefined) return problem;
     }
     return undefined;
+  }
+  if (typeof raw !== "object") {
+    return `expected a map or a list of "Name: value" lines, got ${describe(raw)}`;
+  }
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+      return `header ${JSON.stringify(name)} has ${describe(value)}, not a string`;
+    }
+    const problem = addHeader(headers, name, String(value), true);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** Adds (or, with `replace`, sets) a header; what is wrong with it, naming it, if it cannot be. */
+function addHeader(
+  headers: Headers,
+  name: string,
+  value: string,
+  replace = false,
+): string | undefined {
+  try {
+    if (replace) headers.set(name, value);
+    else headers.append(name, value);
+    return undefined;
   } catch (e) {
-    return (e as Error).message; // an invalid header name or value, as Headers words it
+    const wide = [...value].find((c) => c.codePointAt(0)! > 0xff);
+    if (wide !== undefined) {
+      return `header ${JSON.stringify(name)} holds ${JSON.stringify(wide)} (U+${
+        wide.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")
+      }), which a header cannot carry: percent-encode the value`;
+    }
+    return `header ${JSON.stringify(name)}: ${(e as Error).message}`;
   }
 }
 

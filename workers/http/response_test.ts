@@ -70,12 +70,24 @@ Deno.test("toHttpResponse() says what is wrong with an invalid response", () => 
       { headers: ["nocolon"] },
       'returned invalid headers: the string "nocolon" is not a "Name: value" line',
     ],
+    [
+      { headers: { "x-city": "中山" } },
+      'returned invalid headers: header "x-city" holds "中" (U+4E2D), which a header cannot carry: percent-encode the value',
+    ],
+    [
+      { headers: ["X-City: 中山"] },
+      'returned invalid headers: header "X-City" holds "中" (U+4E2D), which a header cannot carry: percent-encode the value',
+    ],
   ];
   for (const [value, reason] of cases) {
     assert.deepEqual(toHttpResponse(value), { kind: "invalid", reason }, JSON.stringify(value));
   }
   const badName = toHttpResponse({ headers: { "bad name": "x" } });
   assert.equal(badName.kind, "invalid");
+  assert.match(
+    (badName as { reason: string }).reason,
+    /^returned invalid headers: header "bad name": /,
+  );
 });
 
 Deno.test("toHttpResponse() gives each response headers of its own", () => {
