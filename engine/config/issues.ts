@@ -50,6 +50,8 @@ export function describeIssue(
   root: unknown,
   prefix: FieldPath = [],
   schema?: unknown,
+  /** The value was written in YAML: a number or boolean where text was meant gets "quote it". */
+  yaml = true,
 ): Problem {
   const path = [...prefix, ...issue.path];
   const value = valueAt(root, issue.path);
@@ -64,7 +66,7 @@ export function describeIssue(
       unknownKeys: issue.keys,
     };
   }
-  const problem = problemOf(issue, value);
+  const problem = problemOf(issue, value, yaml);
   return value === undefined && issue.code === "invalid_type"
     ? { path, problem, atKey: false, missing: true }
     : { path, problem, atKey: false };
@@ -152,12 +154,19 @@ function keysOf(schema: unknown, path: readonly PropertyKey[]): string[] {
   });
 }
 
-function problemOf(issue: Issue, value: unknown): string {
+function problemOf(issue: Issue, value: unknown, yaml: boolean): string {
   switch (issue.code) {
     case "invalid_type":
       if (value === undefined) return "Missing required field";
       if (value === null && issue.expected === "array") {
         return 'Expected a list, got null: write "[]" for none';
+      }
+      // `token: 0123` or `${T}` holding `true`: YAML read a number or a boolean.
+      if (
+        yaml && issue.expected === "string" &&
+        (typeof value === "number" || typeof value === "boolean")
+      ) {
+        return `Expected a string, got ${describe(value)}: quote it`;
       }
       return `Expected ${EXPECTED[issue.expected ?? ""] ?? issue.expected}, got ${describe(value)}`;
     case "too_big":

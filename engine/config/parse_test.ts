@@ -68,6 +68,14 @@ Deno.test("parseConfig() names the file, line and field of each error", async (t
     ["bad port", "port: 70000\n", 1, 7, "port", "Must be at most 65535, got 70000"],
     ["negative port", "console:\n  port: -1\n", 2, 9, "console.port", "Must be at least 0, got -1"],
     ["wrong type", 'port: "49134"\n', 1, 7, "port", 'Expected a number, got "49134"'],
+    [
+      "a number where text is meant",
+      "auth:\n  token: 0123\n",
+      2,
+      10,
+      "auth.token",
+      "Expected a string, got 123: quote it",
+    ],
     ["bare workers key", "workers:\n", 1, 9, "workers", "Expected a list, got null"],
     [
       "wrong type nested in a worker config",

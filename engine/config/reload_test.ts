@@ -16,7 +16,7 @@ Deno.test("planReload() ignores an invalid edit and names its line", () => {
   assert.ok(plan.kind === "reject");
   assert.equal(
     plan.error.message,
-    "engine-config.yaml:6:11: workers[1].path: Expected a string, got 3",
+    "engine-config.yaml:6:11: workers[1].path: Expected a string, got 3: quote it",
   );
 });
 

@@ -130,7 +130,7 @@ function explain(problem: Problem): Problem {
     section === "env" && problem.path.length === 2 &&
     problem.problem.startsWith("Expected a string")
   ) {
-    return { ...problem, problem: `${problem.problem}: quote it, e.g. PORT: "8080"` };
+    return { ...problem, problem: `${problem.problem}, e.g. PORT: "8080"` };
   }
   return problem;
 }
