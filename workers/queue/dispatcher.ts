@@ -136,6 +136,14 @@ export class Dispatcher {
     if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     const grace = this.#o.shutdownGraceMs ?? 5000;
+    if (this.#deliveries.size > 0) {
+      const count = this.#deliveries.size === 1
+        ? "1 delivery"
+        : `${this.#deliveries.size} deliveries`;
+      this.#o.log.info(
+        `Queue worker stopping: waiting up to ${grace} ms for ${count} in flight; enqueues are still stored`,
+      );
+    }
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       Promise.allSettled([...this.#deliveries]),

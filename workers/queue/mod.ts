@@ -93,8 +93,10 @@ export async function startQueueWorker(
       dispatcher.start(new Set([...Object.keys(config.queues), ...stored]));
       return {
         async stop() {
-          unregister();
+          // Enqueues are still stored while deliveries in flight finish (a config reload restarts
+          // this worker): the next start delivers them. Unregistering first refused them.
           await dispatcher.stop();
+          unregister();
         },
         describe: () => ({ queues: dispatcher.queues.length }),
       };
