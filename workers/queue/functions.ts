@@ -7,7 +7,7 @@
  */
 
 import { CallError, type Logger } from "../../engine/api.ts";
-import { storeGuard } from "../_shared/call_errors.ts";
+import { invalidInput, storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
 import type { StoreLocation } from "../_shared/store_config.ts";
 import { overBytes } from "../_shared/utf8.ts";
@@ -81,7 +81,7 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
               `Queue "${queue}" is not configured: add it under "queues" in the engine-queue config, or set "auto_create_queues: true"`,
           });
         }
-        const dataText = JSON.stringify(input.data ?? null);
+        const dataText = jsonOf(input.data);
         const size = overBytes(dataText, config.max_payload_bytes);
         if (size !== undefined) {
           throw new CallError({
@@ -211,6 +211,27 @@ export function deadLetterView(letter: DeadLetter): Record<string, unknown> {
     failed_at_ms: letter.failedAt,
     ...(letter.traceparent === undefined ? {} : { traceparent: letter.traceparent }),
   };
+}
+
+/**
+ * The compact JSON text a message is stored as. An in-process caller can pass
+ * what JSON cannot hold (a BigInt, a cycle, a function): refused, naming the field.
+ */
+function jsonOf(data: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data ?? null);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw invalidInput(QUEUE_FUNCTIONS.enqueue, `"data" cannot be stored as JSON: ${detail}`);
+  }
+  if (text === undefined) {
+    throw invalidInput(
+      QUEUE_FUNCTIONS.enqueue,
+      `"data" cannot be stored as JSON: it is a ${typeof data}`,
+    );
+  }
+  return text;
 }
 
 function deadLetterNotFound(queue: string, id: string): CallError {

@@ -169,6 +169,36 @@ Deno.test("engine::queue::enqueue called directly keeps a given receipt id and s
   });
 });
 
+Deno.test("enqueue from an in-process caller refuses data JSON cannot hold, naming the field", async () => {
+  await withEngine({ adapter: "memory" }, async (engine, worker) => {
+    const api = engine.builtinApi("engine-queue");
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const cases: [unknown, string][] = [
+      [{ n: 10n }, "Do not know how to serialize a BigInt"],
+      [cycle, "Converting circular structure to JSON"],
+      [() => 1, "it is a function"],
+      [Symbol("s"), "it is a symbol"],
+    ];
+    for (const [data, detail] of cases) {
+      await assert.rejects(
+        api.call("engine::queue::enqueue", { queue: "jobs", function_id: "a::b", data }),
+        (error: CallError) => {
+          assert.equal(error.code, "INVALID_ARGUMENT");
+          assert.equal(
+            error.message,
+            `Invalid input for engine::queue::enqueue: "data" cannot be stored as JSON: ${detail}`,
+          );
+          return true;
+        },
+        detail,
+      );
+    }
+    const list = await worker.call("engine::queue::list", {});
+    assert.deepEqual(list.result.queues, [], "nothing was stored");
+  });
+});
+
 Deno.test("dead letters can be listed, redriven and discarded; unknown ones are errors", async () => {
   const config = { adapter: "memory", queues: { jobs: { ...FAST, max_attempts: 2 } } };
   await withEngine(config, async (engine, worker) => {
