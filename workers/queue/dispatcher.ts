@@ -265,7 +265,8 @@ export class Dispatcher {
     if (!outcome.ok && released) {
       await store.reschedule(queue, id, lease, {
         attempts: message.attempts,
-        visibleAt: now,
+        // Due at once, in its arrival place: a queue of concurrency 1 keeps its order over a restart.
+        visibleAt: Math.min(now, message.enqueuedAt),
         ...(message.lastError === undefined ? {} : { lastError: message.lastError }),
       });
       return;

@@ -190,6 +190,19 @@ Deno.test("Dispatcher stop() releases deliveries in flight without using an atte
   assert.equal(h.clock.pending, 0);
 });
 
+Deno.test("Dispatcher stop() puts a released message back in its arrival place, ahead of later ones", async () => {
+  const h = dispatchHarness({ concurrency: 1 });
+  h.dispatcher.start([]);
+  await h.enqueue("first");
+  await h.enqueue("second");
+  await h.calls.next();
+  // The delivery of "first" runs a while; a restart (a config reload) stops it midway.
+  h.clock.advance(50);
+  await h.dispatcher.stop();
+  const again = h.store.claim("jobs", h.clock.now(), 10, h.clock.now() + 1);
+  assert.deepEqual(again.map((m) => [m.data, m.attempts]), [["first", 0], ["second", 0]]);
+});
+
 Deno.test("Dispatcher delivers queues independently, each with its own limit", async () => {
   const h = dispatchHarness({ concurrency: 1 });
   h.dispatcher.start([]);
