@@ -13,7 +13,6 @@ import {
 } from "../engine/config/mod.ts";
 import { type RunningEngine, startEngine } from "../engine/engine.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
-import { exposedWithoutToken } from "../engine/token.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
 import { startEmbeddedConsole } from "./console.ts";
@@ -55,12 +54,6 @@ export async function start(args: string[], io: Io): Promise<number> {
     return 1;
   }
   const config = loaded.config;
-  if (exposedWithoutToken(config.host, config.auth.token)) {
-    io.err(
-      `Error: ${file}: host: refusing to accept workers on "${config.host}" without a token: set "auth.token" or ENGINE_TOKEN, or bind to 127.0.0.1`,
-    );
-    return 1;
-  }
   let engine: RunningEngine;
   try {
     engine = await startEngine({

@@ -24,7 +24,7 @@ export function consoleBindingProblem(host: string, token: string | undefined): 
 /**
  * Fills `auth.token` and `console.token` from the environment where the file
  * sets none (an empty variable counts as unset), and returns the problem when
- * the console is exposed without a token.
+ * the engine or the console is exposed without a token.
  */
 export function applyTokens(
   config: EngineConfig,
@@ -34,6 +34,13 @@ export function applyTokens(
   if (engineToken !== undefined) config.auth.token = engineToken;
   const consoleToken = config.console.token ?? (env(CONSOLE_TOKEN_ENV) || undefined);
   if (consoleToken !== undefined) config.console.token = consoleToken;
+  if (exposedWithoutToken(config.host, engineToken)) {
+    return {
+      path: ["host"],
+      problem: `Refusing to accept workers on "${config.host}" without a token: ` +
+        `set "auth.token" or ${ENGINE_TOKEN_ENV}, or bind to "127.0.0.1"`,
+    };
+  }
   const problem = config.console.enabled
     ? consoleBindingProblem(config.console.host, consoleToken)
     : undefined;

@@ -258,7 +258,10 @@ Deno.test("engine refuses to listen beyond loopback without a token", async () =
   const { file } = await tempConfig("host: 0.0.0.0\nport: 0\nworkers: []\n");
   const r = await runCli(["--config", file], { env: { ENGINE_TOKEN: "" } });
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /host: refusing to accept workers on "0\.0\.0\.0" without a token/);
+  assert.match(
+    r.stderr,
+    /engine-config\.yaml:1:7: host: Refusing to accept workers on "0\.0\.0\.0" without a token/,
+  );
 });
 
 function withoutInitCwd(): Record<string, string> {
