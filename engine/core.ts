@@ -60,6 +60,9 @@ export interface EngineOptions {
   invocationTimeoutMs?: number;
 }
 
+/** How many of the newest spans {@linkcode Engine.callOfTrace} looks through. */
+const RECENT_SPANS = 2_000;
+
 export class Engine {
   readonly workers = new Map<string, WorkerConn>();
   readonly functions = new FunctionRegistry<string>();
@@ -279,7 +282,9 @@ export class Engine {
     traceId: string,
     spanId?: string,
   ): { worker: string; functionId: string } | undefined {
-    const spans = this.traces.trace(traceId);
+    // The latest spans only: a log line arrives within moments of its call, and a scan of the
+    // whole store for every log line of a chatty worker would cost more than the log itself.
+    const spans = this.traces.ring.newest(RECENT_SPANS).filter((s) => s.traceId === traceId);
     const parent = spanId && spans.find((s) => s.spanId === spanId)?.parentSpanId;
     const builtins = new Set<string>();
     for (const w of this.workers.values()) if (w.kind === "builtin") builtins.add(w.name);

@@ -37,6 +37,16 @@ export class Ring<T> {
     return out;
   }
 
+  /** The newest `n` items (all when fewer), newest first. */
+  newest(n: number): T[] {
+    const out: T[] = [];
+    const take = Math.min(n, this.#count);
+    for (let i = 1; i <= take; i++) {
+      out.push(this.#items[(this.#next - i + this.capacity) % this.capacity]!);
+    }
+    return out;
+  }
+
   get size(): number {
     return this.#count;
   }
