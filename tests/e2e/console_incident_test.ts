@@ -12,7 +12,7 @@ import { eventually, writeLocalWorker } from "../support/local_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
-const CRASHY = `for (let i = 0; i < 12; i++) console.log(\`starting step \${i}\`);
+const CRASHY = `for (let i = 0; i < 40; i++) console.log(\`starting step \${i}\`);
 console.error("Error: ECONNREFUSED 127.0.0.1:5432");
 Deno.exit(3);
 `;
