@@ -11,6 +11,7 @@ import { createApi } from "./api.ts";
 import { ASSETS, INDEX_HTML } from "./assets/mod.ts";
 import type { EventFeed, FeedEvent } from "./feed.ts";
 import type { EngineLink } from "./link.ts";
+import { refuseOtherSites } from "./guard.ts";
 import { requireToken } from "./token.ts";
 
 export interface ConsoleAppOptions {
@@ -29,6 +30,7 @@ export const PAGES = ["workers", "functions", "triggers", "queues", "logs", "tra
 
 export function createConsoleApp(options: ConsoleAppOptions): Hono {
   const app = new Hono();
+  app.use("*", refuseOtherSites({ checkHost: !options.token }));
   if (options.token) app.use("*", requireToken(options.token));
 
   const shell = (c: Context) => c.html(INDEX_HTML);

@@ -8,6 +8,7 @@
 import type { Logger } from "./api.ts";
 import type { Engine, WorkerConn } from "./core.ts";
 import { WebSocketSession } from "./session.ts";
+import { isLoopbackOrigin } from "./origin.ts";
 import { bearerToken, sameToken } from "./token.ts";
 
 export interface ServerOptions {
@@ -58,6 +59,25 @@ export function serveEngine(options: ServerOptions): Promise<EngineServer> {
           },
         },
         { status: upgrade ? 404 : 426 },
+      );
+    }
+    // A web page in the operator's browser can open this socket too: only loopback pages may.
+    const origin = req.headers.get("origin");
+    if (origin !== null && !isLoopbackOrigin(origin)) {
+      log.warn(
+        `Refused a WebSocket connection from ${remoteAddress}: opened by a web page at ${
+          JSON.stringify(origin.slice(0, 200))
+        }, and only pages on loopback may connect`,
+      );
+      return Response.json(
+        {
+          error: {
+            code: "FORBIDDEN_ORIGIN",
+            message:
+              "This engine refuses WebSocket connections from web pages not served from loopback",
+          },
+        },
+        { status: 403 },
       );
     }
     if (options.token !== undefined && !authorized(req, options.token)) {

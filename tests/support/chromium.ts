@@ -20,8 +20,8 @@ const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-/** Starts Chromium; a missing one is an error saying how to install it. */
-export async function launchChromium(): Promise<Browser> {
+/** Starts Chromium (with `args` after ours); a missing one is an error saying how to install it. */
+export async function launchChromium(args: string[] = []): Promise<Browser> {
   try {
     Deno.statSync(CHROMIUM);
   } catch {
@@ -30,5 +30,5 @@ export async function launchChromium(): Promise<Browser> {
         "(the console's browser tests drive Debian's Chromium through playwright-core)",
     );
   }
-  return await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...args] });
 }
