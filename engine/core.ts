@@ -390,16 +390,34 @@ export class Engine {
     return true;
   }
 
+  /**
+   * Adds (or, for its own worker, replaces) a trigger. A trigger id of
+   * another connected worker is refused: the ids are listed to every worker
+   * (`engine::registered-triggers::list`), and taking one over would move
+   * that worker's route to the taker.
+   */
   registerTrigger(
     conn: WorkerConn,
     t: { id: string; type: string; functionId: string; config: unknown; metadata?: unknown },
-  ): void {
+  ): ErrorBody | undefined {
+    const existing = this.triggers.get(t.id);
+    const holder = existing && existing.owner !== conn.id
+      ? this.workers.get(existing.owner)
+      : undefined;
+    if (holder !== undefined) {
+      return {
+        code: "trigger_id_taken",
+        message:
+          `Cannot register trigger "${t.id}": the id belongs to a trigger of worker "${holder.name}", use another id`,
+      };
+    }
     const { record, replaced } = this.triggers.add({ ...t, owner: conn.id });
     if (replaced?.status === "active") {
       this.#providerOf(replaced)?.unregisterTrigger(binding(replaced));
     }
     this.#activate(record);
     this.#emit({ type: "triggers_changed" });
+    return undefined;
   }
 
   /** Removes a trigger; only the worker that registered it may. */

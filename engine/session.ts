@@ -168,14 +168,17 @@ export class WebSocketSession implements Peer {
       }
       case "unregisterfunction":
         return engine.unregisterFunction(this.conn, f.id);
-      case "registertrigger":
-        return engine.registerTrigger(this.conn, {
+      case "registertrigger": {
+        const refused = engine.registerTrigger(this.conn, {
           id: f.id,
           type: f.trigger_type,
           functionId: f.function_id,
           config: f.config,
           ...(f.metadata !== undefined ? { metadata: f.metadata } : {}),
         });
+        if (refused) this.protocolError(refused);
+        return;
+      }
       case "unregistertrigger":
         engine.unregisterTrigger(this.conn, f.id);
         return;
