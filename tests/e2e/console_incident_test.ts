@@ -86,14 +86,18 @@ workers:
           );
           const output = page.locator('[data-output="crashy"] pre.output');
           await output.filter({ hasText: "ECONNREFUSED" }).waitFor();
-          const [top, height, client] = await output.evaluate((
-            el,
-          ) => [el.scrollTop, el.scrollHeight, el.clientHeight]);
-          assert.ok(height > client, "more output than fits");
-          assert.ok(
-            top + client >= height - 2,
-            `scrolled to the newest line (${top} of ${height})`,
-          );
+          // The worker's stdout and stderr lines arrive on two pipes in either order: the box
+          // fills as they come, and must then overflow and show its newest line.
+          let seen = "";
+          await eventually(async () => {
+            const [top, height, client] = await output.evaluate((
+              el,
+            ) => [el.scrollTop, el.scrollHeight, el.clientHeight]);
+            seen = `scrollTop ${top}, scrollHeight ${height}, clientHeight ${client}`;
+            return height > client && top + client >= height - 2;
+          }, "more output than fits, scrolled to the newest line").catch((e) => {
+            throw new Error(`${(e as Error).message} (${seen})`);
+          });
           await shot(page, "workers");
         },
       );
