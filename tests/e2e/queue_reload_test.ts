@@ -21,23 +21,6 @@ ${extra}      default_queue: { backoff_ms: 20, visibility_timeout_ms: 20000 }
       queues:
 ${queues}
 `;
-
-/** Sends `invokefunction` with the enqueue action, as `TriggerAction.Enqueue` does. */
-async function enqueue(w: RawWorker, queue: string, functionId: string, data: unknown) {
-  const id = crypto.randomUUID();
-  const answer = w.next((f) => f.type === "invocationresult" && f.invocation_id === id, {
-    description: `the receipt of the enqueue to "${queue}" (${JSON.stringify(data)})`,
-  });
-  w.send({
-    type: "invokefunction",
-    invocation_id: id,
-    function_id: functionId,
-    data,
-    action: { type: "enqueue", queue },
-  });
-  return await answer;
-}
-
 const invoked = (functionId: string, data: unknown) => (f: Frame) =>
   f.type === "invokefunction" && f.function_id === functionId &&
   JSON.stringify(f.data) === JSON.stringify(data);
@@ -55,13 +38,13 @@ Deno.test("enqueues made while a config reload waits for a delivery in flight ar
     await waitForFunctions(producer, ["reload::hold"]);
 
     const first = consumer.next(invoked("reload::hold", { n: 1 }));
-    assert.equal((await enqueue(producer, "jobs", "reload::hold", { n: 1 })).error, undefined);
+    assert.equal((await producer.enqueue("jobs", "reload::hold", { n: 1 })).error, undefined);
     const held = await first;
 
     // A live change of the queue's settings restarts the worker, which waits for the held delivery.
     await Deno.writeTextFile(file, config("        jobs: { concurrency: 4 }"));
     await engine.waitForLine(/Queue worker stopping: waiting up to \d+ ms for 1 delivery/);
-    const during = await enqueue(producer, "jobs", "reload::hold", { n: 2 });
+    const during = await producer.enqueue("jobs", "reload::hold", { n: 2 });
     assert.equal(during.error, undefined, JSON.stringify(during.error));
     assert.equal(typeof during.result.messageReceiptId, "string");
 
@@ -101,7 +84,7 @@ Deno.test("a queue removed from the config delivers its pending messages with de
     workers.push(producer);
     // Nothing provides the function yet: the messages wait in the queue.
     for (const n of [1, 2, 3]) {
-      assert.equal((await enqueue(producer, "old", "reload::late", { n })).error, undefined);
+      assert.equal((await producer.enqueue("old", "reload::late", { n })).error, undefined);
     }
     await Deno.writeTextFile(file, config("        kept:", "      auto_create_queues: false\n"));
     await engine.waitForLine(/Config reloaded: restarted "engine-queue"/);
@@ -121,7 +104,7 @@ Deno.test("a queue removed from the config delivers its pending messages with de
     assert.equal(old.configured, false);
     assert.equal(old.settings.max_attempts, 5);
     // Not configured and not auto-created: new messages to it are refused.
-    const refused = await enqueue(producer, "old", "reload::late", { n: 4 });
+    const refused = await producer.enqueue("old", "reload::late", { n: 4 });
     assert.equal(refused.error?.code, "enqueue_error");
     assert.match(refused.error?.message, /Queue "old" is not configured/);
   } finally {

@@ -89,6 +89,22 @@ export class RawWorker {
     return await result;
   }
 
+  /** Calls `functionId` with the enqueue action: the answer is the queue's receipt (or refusal). */
+  async enqueue(queue: string, functionId: string, data: unknown): Promise<Frame> {
+    const id = crypto.randomUUID();
+    const answer = this.next((f) => f.type === "invocationresult" && f.invocation_id === id, {
+      description: `the receipt of the enqueue to "${queue}" (${JSON.stringify(data)})`,
+    });
+    this.send({
+      type: "invokefunction",
+      invocation_id: id,
+      function_id: functionId,
+      data,
+      action: { type: "enqueue", queue },
+    });
+    return await answer;
+  }
+
   /** Registers a function answered by `handler` (sync or async). */
   serve(functionId: string, handler: (data: unknown, frame: Frame) => unknown): void {
     this.send({ type: "registerfunction", id: functionId });

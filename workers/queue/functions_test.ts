@@ -37,26 +37,6 @@ async function withEngine(
     await engine.stop();
   }
 }
-
-/** Sends `invokefunction` with the enqueue action; resolves with the result frame. */
-async function enqueue(
-  worker: RawWorker,
-  queue: string,
-  functionId: string,
-  data: unknown,
-): Promise<Frame> {
-  const id = crypto.randomUUID();
-  const answer = worker.next((f) => f.type === "invocationresult" && f.invocation_id === id);
-  worker.send({
-    type: "invokefunction",
-    invocation_id: id,
-    function_id: functionId,
-    data,
-    action: { type: "enqueue", queue },
-  });
-  return await answer;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const FAST = { backoff_ms: 10, max_backoff_ms: 10, visibility_timeout_ms: 2000 };
 
@@ -67,7 +47,7 @@ Deno.test("enqueue answers with a receipt and the message reaches its function",
       delivered.resolve(frame);
       return { done: true };
     });
-    const answer = await enqueue(worker, "jobs", "jobs::run", { n: 1 });
+    const answer = await worker.enqueue("jobs", "jobs::run", { n: 1 });
     assert.equal(answer.error, undefined);
     assert.match(answer.result.messageReceiptId, UUID);
     const frame = await delivered.promise;
@@ -79,7 +59,7 @@ Deno.test("enqueue answers with a receipt and the message reaches its function",
 
 Deno.test("enqueue without the queue worker fails with enqueue_error saying how to add it", async () => {
   await withEngine(undefined, async (_engine, worker) => {
-    const answer = await enqueue(worker, "jobs", "jobs::run", {});
+    const answer = await worker.enqueue("jobs", "jobs::run", {});
     assert.equal(answer.error.code, "enqueue_error");
     assert.match(answer.error.message, /engine worker add engine-queue/);
   });
@@ -114,7 +94,7 @@ Deno.test("enqueue refuses bad input with enqueue_error and a clear message", as
       ],
     ];
     for (const [queue, functionId, data, message] of cases) {
-      const answer = await enqueue(worker, queue, functionId, data);
+      const answer = await worker.enqueue(queue, functionId, data);
       assert.deepEqual(answer.error, { code: "enqueue_error", message }, queue);
     }
     const direct = await worker.call("engine::queue::enqueue", {
@@ -132,7 +112,7 @@ Deno.test("enqueue refuses bad input with enqueue_error and a clear message", as
 
 Deno.test("enqueue creates an unknown queue on first use when auto_create_queues is on", async () => {
   await withEngine({ adapter: "memory", default_queue: { concurrency: 3 } }, async (_e, worker) => {
-    const answer = await enqueue(worker, "fresh", "nobody::home", { a: 1 });
+    const answer = await worker.enqueue("fresh", "nobody::home", { a: 1 });
     assert.match(answer.result.messageReceiptId, UUID);
     const list = await worker.call("engine::queue::list", {});
     const fresh = list.result.queues.find((q: Frame) => q.name === "fresh");
@@ -212,7 +192,7 @@ Deno.test("dead letters can be listed, redriven and discarded; unknown ones are 
     });
     const receipts: string[] = [];
     for (const n of [1, 2]) {
-      receipts.push((await enqueue(worker, "jobs", "jobs::flaky", { n })).result.messageReceiptId);
+      receipts.push((await worker.enqueue("jobs", "jobs::flaky", { n })).result.messageReceiptId);
     }
     await buried;
     const dead: Frame[] =
@@ -320,7 +300,7 @@ Deno.test("with the redis adapter a message is stored and delivered the same way
       async (e, worker) => {
         const delivered = Promise.withResolvers<unknown>();
         worker.serve("jobs::run", (data) => delivered.resolve(data));
-        const answer = await enqueue(worker, "jobs", "jobs::run", { via: "redis" });
+        const answer = await worker.enqueue("jobs", "jobs::run", { via: "redis" });
         assert.match(answer.result.messageReceiptId, UUID);
         assert.deepEqual(await delivered.promise, { via: "redis" });
         assert.equal(e.describeBuiltin("engine-queue")?.url, redis.url);
