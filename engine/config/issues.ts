@@ -48,11 +48,16 @@ export function isZodError(error: unknown): error is { issues: Issue[] } {
 export function describeIssue(
   issue: Issue,
   root: unknown,
-  prefix: FieldPath = [],
-  schema?: unknown,
-  /** The value was written in YAML: a number or boolean where text was meant gets "quote it". */
-  yaml = true,
+  options: {
+    /** Where `root` is in the file (a built-in worker's `config` block). */
+    prefix?: FieldPath;
+    /** The zod schema `root` was checked against, for "did you mean". */
+    schema?: unknown;
+    /** The value was written in YAML (the default): a number or boolean where text was meant gets "quote it". */
+    yaml?: boolean;
+  } = {},
 ): Problem {
+  const { prefix = [], schema, yaml = true } = options;
   const path = [...prefix, ...issue.path];
   const value = valueAt(root, issue.path);
   if (issue.code === "unrecognized_keys" && issue.keys && issue.keys.length > 0) {

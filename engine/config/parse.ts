@@ -79,7 +79,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
       })
       : [];
     const problems = parsed.error.issues.map((issue) =>
-      describeIssue(issue, raw, [], EngineConfig)
+      describeIssue(issue, raw, { schema: EngineConfig })
     );
     return first([...problems, ...workerProblems]);
   }
@@ -114,7 +114,9 @@ function checkWorker(worker: WorkerEntry, index: number, options: ParseConfigOpt
     return [];
   } catch (error) {
     const prefix = ["workers", index, "config"];
-    if (isZodError(error)) return error.issues.map((issue) => describeIssue(issue, block, prefix));
+    if (isZodError(error)) {
+      return error.issues.map((issue) => describeIssue(issue, block, { prefix }));
+    }
     const message = error instanceof Error ? error.message : String(error);
     return [{ path: prefix, problem: message, atKey: false }];
   }

@@ -88,6 +88,9 @@ export function ingestTelemetry(input: TelemetryInput): void {
   }
 }
 
+/** A trace or span id: a non-empty string, else undefined. */
+const idOf = (v: unknown) => typeof v === "string" && v !== "" ? v : undefined;
+
 function ingestLogs(
   logs: LogStore,
   conn: WorkerConn | undefined,
@@ -102,12 +105,12 @@ function ingestLogs(
       for (const r of sl.logRecords ?? []) {
         const attrs = attributes(r.attributes);
         const data = attrs["log.data"];
-        const traceId = r.traceId || attrs.trace_id;
-        const spanId = r.spanId || attrs.span_id;
+        const traceId = idOf(r.traceId || attrs.trace_id);
+        const spanId = idOf(r.spanId || attrs.span_id);
         const named = typeof attrs.function_id === "string" ? attrs.function_id : undefined;
-        const call = conn === undefined && named === undefined && typeof traceId === "string" &&
-            traceId
-          ? callOfTrace?.(traceId, typeof spanId === "string" && spanId ? spanId : undefined)
+        // Only a log from the telemetry socket naming no function needs placing.
+        const call = conn === undefined && named === undefined && traceId
+          ? callOfTrace?.(traceId, spanId)
           : undefined;
         const worker = call?.worker ?? service;
         const fn = named ?? call?.functionId;
@@ -118,8 +121,8 @@ function ingestLogs(
           source: worker,
           worker,
           ...(fn !== undefined ? { function: fn } : {}),
-          ...(typeof traceId === "string" && traceId ? { traceId } : {}),
-          ...(typeof spanId === "string" && spanId ? { spanId } : {}),
+          ...(traceId ? { traceId } : {}),
+          ...(spanId ? { spanId } : {}),
           ...(data !== undefined && data !== null ? { data } : {}),
         });
       }

@@ -101,7 +101,7 @@ export function parseFrame(text: string): ParseOutcome {
 
 /** `field "<path>": <problem>`, worded as config errors are (`Missing required field`, …). */
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
-  const { path, problem } = describeConfigIssue(issue, raw, [], undefined, false);
+  const { path, problem } = describeConfigIssue(issue, raw, { yaml: false });
   return `field "${path.length > 0 ? formatPath(path) : "(frame)"}": ${problem}`;
 }
 

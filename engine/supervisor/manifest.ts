@@ -103,7 +103,7 @@ export function parseManifest(text: string, options: ParseManifestOptions): Mani
       parsed.error.issues.map((issue) =>
         issue.code === "invalid_key"
           ? { path: issue.path, problem: ENV_NAME_PROBLEM, atKey: true }
-          : explain(describeIssue(issue, raw, [], Manifest))
+          : explain(describeIssue(issue, raw, { schema: Manifest }))
       ),
     );
   }
