@@ -84,31 +84,28 @@ export function describeIssue(
  * key written nor its line.
  */
 export function preferTypos(problems: readonly Problem[]): Problem[] {
-  /** Each unknown-key problem that explains a missing field: the key written and the field meant. */
-  const typos = new Map<Problem, { typo: string; name: string }>();
+  /** Each unknown-key problem that explains a missing field, told as that typo instead. */
+  const told = new Map<Problem, Problem>();
   const explained = new Set<Problem>();
   for (const missing of problems) {
     const name = missing.path.at(-1);
     if (!missing.missing || typeof name !== "string") continue;
     const parent = missing.path.slice(0, -1);
-    const unknown = problems.find((p) =>
-      p.unknownKeys !== undefined && !typos.has(p) && samePath(p.path.slice(0, -1), parent) &&
-      p.unknownKeys.some((key) => closest(key, [name]) === name)
-    );
-    if (unknown === undefined) continue;
-    const typo = unknown.unknownKeys!.find((key) => closest(key, [name]) === name)!;
-    typos.set(unknown, { typo, name });
-    explained.add(missing);
+    for (const unknown of problems) {
+      if (!unknown.unknownKeys || told.has(unknown)) continue;
+      if (!samePath(unknown.path.slice(0, -1), parent)) continue;
+      const typo = unknown.unknownKeys.find((key) => closest(key, [name]) === name);
+      if (typo === undefined) continue;
+      told.set(unknown, {
+        path: [...parent, typo],
+        problem: `Unknown field: did you mean "${name}"? ("${name}" is required)`,
+        atKey: true,
+      });
+      explained.add(missing);
+      break;
+    }
   }
-  return problems.filter((p) => !explained.has(p)).map((p) => {
-    const found = typos.get(p);
-    if (found === undefined) return p;
-    return {
-      path: [...p.path.slice(0, -1), found.typo],
-      problem: `Unknown field: did you mean "${found.name}"? ("${found.name}" is required)`,
-      atKey: true,
-    };
-  });
+  return problems.filter((p) => !explained.has(p)).map((p) => told.get(p) ?? p);
 }
 
 function samePath(a: FieldPath, b: FieldPath): boolean {
