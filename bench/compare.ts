@@ -16,7 +16,7 @@ import { conditions, loadAverage } from "./machine.ts";
 import { natsServerPath, startEngine, startNats } from "./servers.ts";
 import { writeSection } from "./sections.ts";
 import { fmtMs, fmtRate, ratio } from "./stats.ts";
-import { cpuTimeMs } from "./proc_stats.ts";
+import { cpuDuring } from "./proc_stats.ts";
 import type { Proc } from "./procs.ts";
 
 const { values } = parseArgs({
@@ -41,11 +41,6 @@ interface Figures {
   cpu: [number, number, number];
 }
 
-const cpuOf = async (p: Proc) => {
-  const t = await cpuTimeMs(p.child.pid);
-  return t.user + t.system;
-};
-
 /** One caller run, with the CPU time the three processes spent on its calls. */
 async function measure(
   args: string[],
@@ -53,20 +48,17 @@ async function measure(
   answerer: Proc,
   sizeEnv: Record<string, string>,
 ): Promise<Figures> {
-  const before = [await cpuOf(server), await cpuOf(answerer)];
-  const r = await runClient(args, sizeEnv);
-  const after = [await cpuOf(server), await cpuOf(answerer)];
+  const { result: r, cpuMs } = await cpuDuring(
+    [server.child.pid, answerer.child.pid],
+    () => runClient(args, sizeEnv),
+  );
   const calls = r.calls!; // warm-up included
   const perCall = (ms: number) => (ms * 1000) / calls;
   return {
     p50: r.seq.p50,
     p99: r.seq.p99,
     rate: r.conc!.perSecond,
-    cpu: [
-      perCall(after[0]! - before[0]!),
-      perCall(after[1]! - before[1]!),
-      perCall(r.cpuMs!.user + r.cpuMs!.system),
-    ],
+    cpu: [perCall(cpuMs[0]!), perCall(cpuMs[1]!), perCall(r.cpuMs!.user + r.cpuMs!.system)],
   };
 }
 
