@@ -12,6 +12,11 @@ import {
   loadConfigFile,
 } from "../engine/config/mod.ts";
 import { type RunningEngine, startEngine } from "../engine/engine.ts";
+import {
+  parseTransport,
+  TRANSPORT_VARIABLE,
+  type TransportName,
+} from "../engine/transport/select.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -44,6 +49,13 @@ export function withGlobalMiddleware(
 
 export async function start(args: string[], io: Io): Promise<number> {
   const { config: configArg } = parseStartArgs(args);
+  let transport: TransportName;
+  try {
+    transport = parseTransport(Deno.env.get(TRANSPORT_VARIABLE));
+  } catch (e) {
+    io.err(`Error: ${(e as Error).message}`);
+    return 1;
+  }
   const file = resolveFromCaller(configArg);
   const loaded = await loadConfigFile(file, {
     workerConfigs: builtinConfigParsers(),
@@ -66,6 +78,7 @@ export async function start(args: string[], io: Io): Promise<number> {
       traceCapacity: config.traces.max_spans,
       redact: config.logs.redact,
       logSink: (entry) => io.out(formatLogEntry(entry)),
+      transport,
       ...(config.auth.token ? { token: config.auth.token } : {}),
     });
   } catch (e) {

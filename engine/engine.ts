@@ -21,6 +21,7 @@ import { TraceStore } from "./observability/traces.ts";
 import { ingestTelemetry } from "./observability/otlp.ts";
 import { urlHost } from "./host.ts";
 import { type EngineServer, serveEngine } from "./server.ts";
+import { parseTransport, TRANSPORT_VARIABLE, type TransportName } from "./transport/select.ts";
 
 export { Engine } from "./core.ts";
 
@@ -44,6 +45,8 @@ export interface StartOptions {
   logSink?: (entry: LogEntry) => void;
   /** How long shutdown waits for calls in flight before failing them. */
   shutdownGraceMs?: number;
+  /** The WebSocket server; by default the one `ENGINE_TRANSPORT` names, else `deno`. */
+  transport?: TransportName;
 }
 
 export interface RunningEngine {
@@ -72,6 +75,7 @@ interface Attached {
 }
 
 export async function startEngine(options: StartOptions = {}): Promise<RunningEngine> {
+  const transport = options.transport ?? parseTransport(Deno.env.get(TRANSPORT_VARIABLE));
   const sink = options.logSink;
   const logs = new LogStore({
     capacity: options.logCapacity ?? 10_000,
@@ -124,6 +128,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     port: options.port ?? 49134,
     maxFrameBytes: options.maxFrameBytes ?? 16 * 1024 * 1024,
     maxBacklogBytes: options.maxBacklogBytes ?? 64 * 1024 * 1024,
+    transport,
     ...(options.token !== undefined ? { token: options.token } : {}),
     onTelemetry: (conn, kind, json) =>
       ingestTelemetry({

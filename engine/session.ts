@@ -15,6 +15,7 @@ import { checkFunctionId } from "./protocol/ids.ts";
 import { enqueue } from "./enqueue.ts";
 import { memberText } from "./protocol/member_text.ts";
 import { invokeFrameText, type InvokeText, resultFrameText } from "./protocol/frame_text.ts";
+import { type EngineSocket, SocketState } from "./transport/socket.ts";
 
 /** How long a provider may take to answer a `registertrigger`. */
 const PROVIDER_ANSWER_MS = 10_000;
@@ -34,13 +35,13 @@ export class WebSocketSession implements Peer {
   readonly kind = "websocket" as const;
   readonly conn: WorkerConn;
   #engine: Engine;
-  #socket: WebSocket;
+  #socket: EngineSocket;
   #options: SessionOptions;
   #answers = new Map<string, (refusal: ErrorBody | undefined) => void>();
   #decoder = new TextDecoder();
   #encoder = new TextEncoder();
 
-  constructor(engine: Engine, socket: WebSocket, options: SessionOptions) {
+  constructor(engine: Engine, socket: EngineSocket, options: SessionOptions) {
     this.#engine = engine;
     this.#socket = socket;
     this.#options = options;
@@ -360,12 +361,12 @@ export class WebSocketSession implements Peer {
   }
 
   #send(frame: OutboundFrame): void {
-    if (this.#socket.readyState !== WebSocket.OPEN) return;
+    if (this.#socket.readyState !== SocketState.Open) return;
     this.#socket.send(JSON.stringify(frame));
   }
 
   #sendText(text: string): void {
-    if (this.#socket.readyState !== WebSocket.OPEN) return;
+    if (this.#socket.readyState !== SocketState.Open) return;
     this.#socket.send(text);
   }
 }

@@ -1,0 +1,33 @@
+/**
+ * What both servers do once a socket is open: a worker socket gets a
+ * {@linkcode WebSocketSession}, an `/otel` socket hands its telemetry on.
+ *
+ * @module
+ */
+import { WebSocketSession } from "../session.ts";
+import type { ServerOptions } from "./options.ts";
+import type { EngineSocket } from "./socket.ts";
+
+const decoder = new TextDecoder();
+
+/** A session for a worker connected on `socket`. */
+export function openSession(
+  socket: EngineSocket,
+  remoteAddress: string,
+  options: ServerOptions,
+): WebSocketSession {
+  return new WebSocketSession(options.engine, socket, {
+    log: options.log,
+    maxFrameBytes: options.maxFrameBytes,
+    maxBacklogBytes: options.maxBacklogBytes,
+    remoteAddress,
+    ...(options.onTelemetry ? { onTelemetry: options.onTelemetry } : {}),
+  });
+}
+
+/** One binary message of an `/otel` socket: a 4-byte kind (`OTLP`, `LOGS`, `MTRC`), then JSON. */
+export function receiveTelemetry(bytes: Uint8Array, options: ServerOptions): void {
+  if (bytes.length < 4) return;
+  const kind = decoder.decode(bytes.subarray(0, 4));
+  options.onTelemetry?.(undefined, kind, decoder.decode(bytes.subarray(4)));
+}

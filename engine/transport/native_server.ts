@@ -1,0 +1,177 @@
+/**
+ * The `native` transport: the engine's port served by our own HTTP head
+ * reader and RFC 6455 implementation over `Deno.listen`, with outgoing
+ * frames written in batches (see `outbox.ts`).
+ *
+ * @module
+ */
+import type { WebSocketSession } from "../session.ts";
+import { openSession, receiveTelemetry } from "./attach.ts";
+import { acceptUpgrade } from "./handshake.ts";
+import { DEFAULT_HEAD_LIMITS, readRequestHead, type RequestHead } from "./http_head.ts";
+import { jsonResponse, writeAll } from "./http_reply.ts";
+import { NativeSocket } from "./native_socket.ts";
+import {
+  type EngineServer,
+  IDLE_TIMEOUT_S,
+  type ServerOptions,
+  SHUTDOWN_CLOSE,
+  SHUTDOWN_WAIT_MS,
+} from "./options.ts";
+import { routeRequest } from "./route.ts";
+
+/**
+ * The largest message Deno's server accepts (a frame of 64 MiB or more ends
+ * its connection): messages up to it reach the session, which refuses those
+ * over `max_frame_bytes` with `frame_too_large` and keeps the connection.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024 - 1;
+/** How long a client has to answer our close frame. */
+const CLOSE_TIMEOUT_MS = 1000;
+
+export function serveNative(options: ServerOptions): Promise<EngineServer> {
+  const listener = Deno.listen({ hostname: options.hostname, port: options.port });
+  const sessions = new Set<WebSocketSession>();
+  const sockets = new Set<NativeSocket>();
+  /** Connections still sending their request head. */
+  const heads = new Set<Deno.Conn>();
+  const tasks = new Set<Promise<void>>();
+  let stopping = false;
+
+  const serveConn = async (conn: Deno.TcpConn): Promise<void> => {
+    heads.add(conn);
+    let head;
+    try {
+      conn.setNoDelay(true);
+      head = await readRequestHead(conn, DEFAULT_HEAD_LIMITS);
+    } finally {
+      heads.delete(conn);
+    }
+    if (head.kind === "ended" || head.kind === "timeout") return;
+    if (head.kind === "invalid") {
+      const code = head.status === 431 ? "HEADERS_TOO_LARGE" : "BAD_REQUEST";
+      return await reply(conn, head.status, { error: { code, message: head.message } });
+    }
+    const remoteAddress = (conn.remoteAddr as Deno.NetAddr).hostname;
+    const request = head.head;
+    const pathname = pathOf(request);
+    if (pathname === undefined) {
+      const message = `Malformed request target ${JSON.stringify(request.target.slice(0, 100))}`;
+      return await reply(conn, 400, { error: { code: "BAD_REQUEST", message } });
+    }
+    const route = routeRequest({
+      pathname,
+      upgrade: request.headers.get("upgrade")?.toLowerCase() === "websocket",
+      origin: request.headers.get("origin") ?? null,
+      authorization: request.headers.get("authorization") ?? null,
+      remoteAddress,
+    }, options);
+    if (route.kind === "reply") return await reply(conn, route.status, route.body);
+    const handshake = acceptUpgrade(request);
+    if (!handshake.ok) {
+      const body = { error: { code: "BAD_REQUEST", message: handshake.message } };
+      return await reply(conn, handshake.status, body, handshake.headers);
+    }
+    if (stopping) return;
+    const socket = new NativeSocket(conn, {
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+      idleTimeoutMs: IDLE_TIMEOUT_S * 1000,
+      closeTimeoutMs: CLOSE_TIMEOUT_MS,
+    });
+    // The 101 and the first frames leave in one write.
+    socket.writeRaw(handshake.response);
+    sockets.add(socket);
+    if (route.path === "/otel") {
+      socket.onBinary = (bytes) => receiveTelemetry(bytes, options);
+      try {
+        await socket.run(head.rest);
+      } finally {
+        sockets.delete(socket);
+      }
+      return;
+    }
+    const session = openSession(socket, remoteAddress, options);
+    sessions.add(session);
+    socket.onText = (text) => session.receive(text);
+    socket.onBinary = (bytes) => session.receive(bytes);
+    session.opened();
+    try {
+      await socket.run(head.rest);
+    } finally {
+      sockets.delete(socket);
+      sessions.delete(session);
+      session.closed();
+    }
+  };
+
+  const accepting = (async () => {
+    for (;;) {
+      let conn: Deno.TcpConn;
+      try {
+        conn = await listener.accept();
+      } catch (e) {
+        if (stopping || e instanceof Deno.errors.BadResource) return;
+        options.log.error("Engine server error", { error: String(e) });
+        continue;
+      }
+      const task: Promise<void> = serveConn(conn)
+        .catch((e) => options.log.error("Engine server error", { error: String(e) }))
+        .finally(() => {
+          tasks.delete(task);
+          try {
+            conn.close();
+          } catch { /* closed already */ }
+        });
+      tasks.add(task);
+    }
+  })();
+
+  let finish: () => void;
+  const finished = new Promise<void>((resolve) => finish = resolve);
+  const addr = listener.addr as Deno.NetAddr;
+  return Promise.resolve({
+    hostname: addr.hostname,
+    port: addr.port,
+    sessions,
+    finished,
+    shutdown: async () => {
+      if (!stopping) {
+        stopping = true;
+        listener.close();
+      }
+      await accepting;
+      for (const conn of heads) conn.close();
+      for (const s of sessions) s.close(SHUTDOWN_CLOSE.code, SHUTDOWN_CLOSE.reason);
+      for (const s of sockets) s.close(SHUTDOWN_CLOSE.code, SHUTDOWN_CLOSE.reason);
+      // Sockets that do not finish their closing handshake are not waited for beyond 2 s.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(tasks),
+        new Promise((r) => timer = setTimeout(r, SHUTDOWN_WAIT_MS)),
+      ]);
+      clearTimeout(timer);
+      for (const s of sockets) s.abort();
+      await Promise.all(tasks);
+      finish();
+    },
+  });
+}
+
+/** The path of a request target (origin form, or absolute form from a proxy). */
+function pathOf(head: RequestHead): string | undefined {
+  try {
+    return new URL(head.target, "http://engine").pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a complete JSON response; the caller closes the connection after it. */
+async function reply(
+  conn: Deno.Conn,
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+): Promise<void> {
+  await writeAll(conn, jsonResponse(status, body, headers)).catch(() => {});
+}

@@ -1,0 +1,78 @@
+/**
+ * What the engine's port does with a request, whichever server reads it:
+ * `/health` answers JSON, `/` (the worker protocol) and `/otel` (the npm
+ * SDK's telemetry) upgrade to WebSocket, everything else is refused with a
+ * JSON error. Pages not served from loopback and, with a token configured,
+ * connections without it are refused and logged.
+ *
+ * @module
+ */
+import type { Logger } from "../api.ts";
+import type { Engine } from "../core.ts";
+import { isLoopbackOrigin } from "../origin.ts";
+import { bearerToken, sameToken } from "../token.ts";
+
+/** The parts of a request the decision reads. */
+export interface RouteRequest {
+  pathname: string;
+  /** Whether it asks for `Upgrade: websocket`. */
+  upgrade: boolean;
+  origin: string | null;
+  authorization: string | null;
+  remoteAddress: string;
+}
+
+export interface RouteContext {
+  engine: Engine;
+  log: Logger;
+  token?: string;
+}
+
+export type Route =
+  | { kind: "reply"; status: number; body: unknown }
+  | { kind: "upgrade"; path: "/" | "/otel" };
+
+export function routeRequest(req: RouteRequest, context: RouteContext): Route {
+  const { engine, log } = context;
+  const { pathname, upgrade, remoteAddress } = req;
+  if (pathname === "/health" && !upgrade) {
+    const body = { status: "ok", workers: engine.workers.size, functions: engine.functions.size };
+    return { kind: "reply", status: 200, body };
+  }
+  if (!upgrade || (pathname !== "/" && pathname !== "/otel")) {
+    return refuse(
+      upgrade ? 404 : 426,
+      "NOT_FOUND",
+      `No WebSocket endpoint at "${pathname}": connect to "/"`,
+    );
+  }
+  // A web page in the operator's browser can open this socket too: only loopback pages may.
+  const origin = req.origin;
+  if (origin !== null && !isLoopbackOrigin(origin)) {
+    log.warn(
+      `Refused a WebSocket connection from ${remoteAddress}: opened by a web page at ${
+        JSON.stringify(origin.slice(0, 200))
+      }, and only pages on loopback may connect`,
+    );
+    return refuse(
+      403,
+      "FORBIDDEN_ORIGIN",
+      "This engine refuses WebSocket connections from web pages not served from loopback",
+    );
+  }
+  if (
+    context.token !== undefined && !sameToken(bearerToken(req.authorization), context.token)
+  ) {
+    log.warn(`Refused a worker connection from ${remoteAddress}: missing or wrong token`);
+    return refuse(
+      401,
+      "AUTH_ERROR",
+      'This engine requires a token: send "Authorization: Bearer <token>"',
+    );
+  }
+  return { kind: "upgrade", path: pathname === "/otel" ? "/otel" : "/" };
+}
+
+function refuse(status: number, code: string, message: string): Route {
+  return { kind: "reply", status, body: { error: { code, message } } };
+}
