@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import { encodeFrame, type Frame, FrameParser } from "../../sdk/typescript/websocket/frame.ts";
+import { Opcode } from "./frame_reader.ts";
+import { type CloseInfo, NativeSocket, type NativeSocketOptions } from "./native_socket.ts";
+import { SocketState } from "./socket.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** The client end: writes masked frames, reads the server's frames one by one. */
+class Client {
+  conn: Deno.Conn;
+  #parser = new FrameParser({ maxPayload: 1 << 20 });
+  #frames: Frame[] = [];
+  constructor(conn: Deno.Conn) {
+    this.conn = conn;
+  }
+  async send(opcode: number, payload: Uint8Array | string, mask = true): Promise<void> {
+    const bytes = encodeFrame(
+      opcode,
+      typeof payload === "string" ? enc.encode(payload) : payload,
+      mask,
+    );
+    for (let off = 0; off < bytes.length;) off += await this.conn.write(bytes.subarray(off));
+  }
+  /** The next frame from the server, or null once it closed the connection. */
+  async next(): Promise<Frame | null> {
+    while (this.#frames.length === 0) {
+      const buf = new Uint8Array(65536);
+      const n = await this.conn.read(buf).catch(() => null);
+      if (n === null) return null;
+      this.#frames.push(...this.#parser.push(buf.slice(0, n)));
+    }
+    return this.#frames.shift()!;
+  }
+}
+
+function closeOf(f: Frame | null): [number, string] | undefined {
+  if (f === null || f.opcode !== Opcode.Close) return undefined;
+  return [(f.payload[0]! << 8) | f.payload[1]!, dec.decode(f.payload.subarray(2))];
+}
+
+/** A NativeSocket on one end of a TCP pair and a Client on the other; both closed after `fn`. */
+async function withSocket(
+  options: Partial<NativeSocketOptions>,
+  fn: (socket: NativeSocket, client: Client, ended: Promise<CloseInfo>) => Promise<void>,
+): Promise<void> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepted = listener.accept();
+  const client = new Client(
+    await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port }),
+  );
+  const server = await accepted;
+  listener.close();
+  const socket = new NativeSocket(server, {
+    maxMessageBytes: 1024,
+    idleTimeoutMs: 60_000,
+    closeTimeoutMs: 5000,
+    ...options,
+  });
+  const ended = socket.run();
+  ended.catch(() => {});
+  try {
+    await fn(socket, client, ended);
+  } finally {
+    socket.abort();
+    await ended.catch(() => {});
+    try {
+      client.conn.close();
+    } catch { /* closed by the test */ }
+  }
+}
+
+Deno.test("NativeSocket hands on messages, sends text and answers a ping with its payload", () =>
+  withSocket({}, async (socket, client) => {
+    socket.onText = (t) => socket.send(`echo ${t}`);
+    socket.onBinary = (b) => socket.send(`binary ${b.length}`);
+    await client.send(Opcode.Text, "hi");
+    assert.equal(dec.decode((await client.next())!.payload), "echo hi");
+    await client.send(Opcode.Binary, new Uint8Array(3));
+    assert.equal(dec.decode((await client.next())!.payload), "binary 3");
+    await client.send(Opcode.Ping, "are you there");
+    const pong = (await client.next())!;
+    assert.equal(pong.opcode, Opcode.Pong);
+    assert.equal(dec.decode(pong.payload), "are you there");
+    assert.equal(socket.readyState, SocketState.Open);
+  }));
+
+Deno.test("NativeSocket echoes a client's close code, then ends the connection", () =>
+  withSocket({}, async (socket, client, ended) => {
+    const payload = new Uint8Array([0x0f, 0xa1, ...enc.encode("bye")]);
+    await client.send(Opcode.Close, payload);
+    assert.deepEqual(closeOf(await client.next()), [4001, ""]);
+    assert.equal(await client.next(), null);
+    assert.deepEqual(await ended, { code: 4001, reason: "bye" });
+    assert.equal(socket.readyState, SocketState.Closed);
+  }));
+
+Deno.test("NativeSocket.close() waits for the client's answer, or cuts the connection after closeTimeoutMs", async (t) => {
+  await t.step("answered", () =>
+    withSocket({}, async (socket, client, ended) => {
+      socket.close(1001, "engine shutting down");
+      assert.equal(socket.readyState, SocketState.Closing);
+      socket.send("not sent once closing");
+      assert.deepEqual(closeOf(await client.next()), [1001, "engine shutting down"]);
+      await client.send(Opcode.Close, new Uint8Array([0x03, 0xe9]));
+      assert.equal(await client.next(), null);
+      assert.equal((await ended).code, 1001);
+    }));
+  await t.step(
+    "not answered",
+    () =>
+      withSocket({ closeTimeoutMs: 100 }, async (socket, client, ended) => {
+        socket.close(1000, "");
+        assert.deepEqual(closeOf(await client.next()), [1000, ""]);
+        assert.equal(await client.next(), null, "cut without an answer");
+        assert.equal((await ended).code, 1006);
+      }),
+  );
+});
+
+Deno.test("NativeSocket fails a protocol violation with its close code, then ends the connection", async () => {
+  const cases: [string, (c: Client) => Promise<void>, number][] = [
+    ["unmasked frame", (c) => c.send(Opcode.Text, "x", false), 1002],
+    ["unknown opcode", (c) => c.send(0x5, "x"), 1002],
+    ["invalid UTF-8", (c) => c.send(Opcode.Text, new Uint8Array([0xc3, 0x28])), 1007],
+    ["message too big", (c) => c.send(Opcode.Binary, new Uint8Array(2000)), 1009],
+  ];
+  for (const [name, send, code] of cases) {
+    await withSocket({}, async (socket, client, ended) => {
+      socket.onText = () => assert.fail("nothing is handed on");
+      socket.onBinary = () => assert.fail("nothing is handed on");
+      await send(client);
+      assert.equal(closeOf(await client.next())?.[0], code, name);
+      assert.equal(await client.next(), null, name);
+      assert.equal((await ended).code, 1006, name);
+    });
+  }
+});
+
+Deno.test("NativeSocket closes with 1011 when a receiver throws, and run() rejects with the error", () =>
+  withSocket({}, async (socket, client, ended) => {
+    socket.onText = () => {
+      throw new Error("receiver broke");
+    };
+    await client.send(Opcode.Text, "x");
+    assert.deepEqual(closeOf(await client.next()), [1011, "Internal error"]);
+    await assert.rejects(ended, /receiver broke/);
+  }));
+
+Deno.test("NativeSocket pings an idle client and closes with 1001 when no pong comes", async (t) => {
+  await t.step(
+    "a client that answers stays",
+    () =>
+      withSocket({ idleTimeoutMs: 100 }, async (socket, client) => {
+        for (let i = 0; i < 2; i++) {
+          const ping = (await client.next())!;
+          assert.equal(ping.opcode, Opcode.Ping);
+          await client.send(Opcode.Pong, ping.payload);
+        }
+        assert.equal(socket.readyState, SocketState.Open);
+      }),
+  );
+  await t.step(
+    "a silent client is closed",
+    () =>
+      withSocket({ idleTimeoutMs: 100 }, async (_socket, client, ended) => {
+        assert.equal((await client.next())!.opcode, Opcode.Ping);
+        assert.deepEqual(closeOf(await client.next()), [1001, "No response from ping frame."]);
+        assert.equal(await client.next(), null);
+        assert.equal((await ended).code, 1006);
+      }),
+  );
+});
