@@ -67,7 +67,7 @@ export class Outbox {
     let { read, written } = encoder.encodeInto(text, this.#buf.subarray(this.#len + head));
     while (read < chars) {
       // Not ASCII: room for 3 bytes per remaining unit (a surrogate pair's 4 bytes take 2 units).
-      this.#reserve(head + written + (chars - read) * 3);
+      this.#reserve(head + written + (chars - read) * 3, head + written);
       const more = encoder.encodeInto(
         text.slice(read),
         this.#buf.subarray(this.#len + head + written),
@@ -77,7 +77,7 @@ export class Outbox {
     }
     const actual = headerLength(written);
     if (actual !== head) {
-      this.#reserve(actual + written);
+      this.#reserve(actual + written, head + written);
       this.#buf.copyWithin(this.#len + actual, this.#len + head, this.#len + head + written);
     }
     writeHeader(this.#buf, this.#len, Opcode.Text, written);
@@ -144,12 +144,12 @@ export class Outbox {
     for (const resolve of this.#drained.splice(0)) resolve();
   }
 
-  /** Room for `n` more bytes after `#len`. */
-  #reserve(n: number): void {
+  /** Room for `n` more bytes after `#len`, keeping the first `partial` of them (a frame half-encoded). */
+  #reserve(n: number, partial = 0): void {
     const need = this.#len + n;
     if (need <= this.#buf.length) return;
     const grown = new Uint8Array(Math.max(need, this.#buf.length * 2));
-    grown.set(this.#buf.subarray(0, this.#len));
+    grown.set(this.#buf.subarray(0, this.#len + partial));
     this.#buf = grown;
   }
 }

@@ -68,11 +68,20 @@ Deno.test("Outbox encodes text of every length form, with the header sized for i
     "é".repeat(40_000),
     "x".repeat(70_000),
   ];
+  // All in one buffer, and each alone in a buffer that must grow while the text is encoded.
   const writes = new Writes();
   const outbox = new Outbox(writes, { onError: () => assert.fail("no error"), bufferBytes: 16 });
   for (const t of texts) outbox.text(t);
   await outbox.drained();
   assert.deepEqual(writes.frames(), texts.map((t) => [Opcode.Text, t]));
+  for (const t of [...texts, "é✓".repeat(450_000)]) {
+    const alone = new Writes();
+    const outbox = new Outbox(alone, { onError: () => assert.fail("no error"), bufferBytes: 16 });
+    outbox.text("a");
+    outbox.text(t);
+    await outbox.drained();
+    assert.deepEqual(alone.frames(), [[Opcode.Text, "a"], [Opcode.Text, t]], `${t.length} units`);
+  }
 });
 
 Deno.test("Outbox finishes partial writes, counting what is left as bufferedAmount", async () => {
