@@ -51,12 +51,21 @@ async function withEngine(run: (h: Harness) => Promise<void>): Promise<void> {
   }
 }
 
-/** Whether the engine reports the trigger `id` as accepted by its provider. */
+/**
+ * The trigger `id` as the engine lists it, once its provider has answered (it is no longer
+ * `pending`): the provider answers asynchronously, and a list call can arrive before it does
+ * (with ENGINE_TRANSPORT=native, both frames can come in one read and be handled in one turn).
+ */
 async function triggerStatus(worker: SdkWorkerProcess, id: string) {
-  const { result } = await worker.call("engine::registered-triggers::list", {});
-  const list = (result as { registered_triggers: { id: string; status: string; error: unknown }[] })
-    .registered_triggers;
-  return list.find((t) => t.id === id);
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const { result } = await worker.call("engine::registered-triggers::list", {});
+    const list =
+      (result as { registered_triggers: { id: string; status: string; error: unknown }[] })
+        .registered_triggers;
+    const found = list.find((t) => t.id === id);
+    if (found?.status !== "pending" || Date.now() > deadline) return found;
+  }
 }
 
 Deno.test("state::set and state::get work from an SDK worker process through the engine", async () => {
