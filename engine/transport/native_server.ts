@@ -80,9 +80,9 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     });
     // The 101 and the first frames leave in one write.
     socket.writeRaw(handshake.response);
-    sockets.add(socket);
     if (route.path === "/otel") {
       socket.onBinary = (bytes) => receiveTelemetry(bytes, options);
+      sockets.add(socket);
       try {
         await socket.run(head.rest);
       } finally {
@@ -91,11 +91,12 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
       return;
     }
     const session = openSession(socket, remoteAddress, options);
-    sessions.add(session);
     socket.onText = (text) => session.receive(text);
     socket.onBinary = (bytes) => session.receive(bytes);
-    session.opened();
+    sessions.add(session);
+    sockets.add(socket);
     try {
+      session.opened();
       await socket.run(head.rest);
     } finally {
       sockets.delete(socket);
