@@ -26,6 +26,12 @@ export interface FrameReaderOptions {
   maxMessageBytes: number;
   /** Initial size of the read buffer. */
   bufferBytes?: number;
+  /**
+   * At most this many frames are handed on per {@linkcode FrameReader.advance}
+   * or {@linkcode FrameReader.resume}; the rest wait for `resume()` (default:
+   * no limit).
+   */
+  framesPerParse?: number;
 }
 
 const DEFAULT_BUFFER = 64 * 1024;
@@ -50,11 +56,16 @@ export class FrameReader {
   #frag: Uint8Array | undefined;
   #fragLen = 0;
   #closed = false;
+  /** Frames handed on per parse before it stops (`framesPerParse`); 0: no limit. */
+  #perParse: number;
+  /** Complete frames are left over from a parse stopped at its limit: {@linkcode resume}. */
+  pending = false;
 
   constructor(handler: FrameHandler, options: FrameReaderOptions) {
     this.#handler = handler;
     this.#max = options.maxMessageBytes;
     this.#initial = options.bufferBytes ?? DEFAULT_BUFFER;
+    this.#perParse = options.framesPerParse ?? 0;
     this.#buf = new Uint8Array(this.#initial);
     this.#words = new Uint32Array(this.#buf.buffer, 0, this.#buf.length >>> 2);
   }
@@ -87,9 +98,20 @@ export class FrameReader {
     }
   }
 
+  /** Goes on parsing after a stop at the limit. */
+  resume(): void {
+    this.#parse();
+  }
+
   #parse(): void {
     const buf = this.#buf;
+    let count = 0;
+    this.pending = false;
     while (!this.#closed) {
+      if (this.#perParse > 0 && count++ >= this.#perParse) {
+        this.pending = true;
+        return;
+      }
       const start = this.#start;
       const avail = this.#end - start;
       if (avail < 2) break;

@@ -5,7 +5,7 @@ import { FrameError, type FrameHandler, FrameReader, Opcode } from "./frame_read
 const enc = new TextEncoder();
 
 /** A reader that records what it hands on, as readable strings. */
-function recorder(maxMessageBytes = 1024 * 1024, bufferBytes?: number) {
+function recorder(maxMessageBytes = 1024 * 1024, bufferBytes?: number, framesPerParse?: number) {
   const events: string[] = [];
   const handler: FrameHandler = {
     text: (t) => events.push(`text:${t}`),
@@ -17,6 +17,7 @@ function recorder(maxMessageBytes = 1024 * 1024, bufferBytes?: number) {
   const reader = new FrameReader(handler, {
     maxMessageBytes,
     ...(bufferBytes ? { bufferBytes } : {}),
+    ...(framesPerParse ? { framesPerParse } : {}),
   });
   return { reader, events };
 }
@@ -214,4 +215,23 @@ Deno.test("FrameReader reads into its own buffer with space() and advance()", ()
   reader.advance(bytes.length);
   assert.deepEqual(events, ["text:one", "text:two"]);
   assert.equal(reader.closed, false);
+});
+
+Deno.test("FrameReader with framesPerParse hands on that many frames per parse, the rest on resume()", () => {
+  const { reader, events } = recorder(1024, undefined, 2);
+  const texts = ["a", "b", "c", "d", "e"];
+  // The last frame is incomplete: it waits for its bytes, not for resume().
+  const last = frame(Opcode.Text, "f");
+  reader.push(concat(...texts.map((t) => frame(Opcode.Text, t)), last.subarray(0, 3)));
+  assert.deepEqual(events, ["text:a", "text:b"]);
+  assert.equal(reader.pending, true);
+  reader.resume();
+  assert.deepEqual(events, ["text:a", "text:b", "text:c", "text:d"]);
+  assert.equal(reader.pending, true);
+  reader.resume();
+  assert.deepEqual(events.slice(4), ["text:e"]);
+  assert.equal(reader.pending, false, "what is left is not a whole frame");
+  reader.push(last.subarray(3));
+  assert.deepEqual(events.slice(5), ["text:f"]);
+  assert.equal(reader.pending, false);
 });

@@ -172,3 +172,27 @@ Deno.test("NativeSocket pings an idle client and closes with 1001 when no pong c
       }),
   );
 });
+
+Deno.test("NativeSocket hands on a burst a few frames at a time, letting out the writes they caused in between", () =>
+  withSocket({}, async (socket, client) => {
+    const seen: string[] = [];
+    socket.onText = (t) => {
+      seen.push(t);
+      // Runs at the first pause: after the frames of one parse, before the next ones.
+      if (t === "0") queueMicrotask(() => seen.push("pause"));
+      socket.send(`echo ${t}`);
+    };
+    const burst = Array.from(
+      { length: 30 },
+      (_, i) => encodeFrame(Opcode.Text, enc.encode(`${i}`), true),
+    );
+    const bytes = new Uint8Array(burst.reduce((n, b) => n + b.length, 0));
+    burst.reduce((at, b) => (bytes.set(b, at), at + b.length), 0);
+    await client.conn.write(bytes);
+    const replies: string[] = [];
+    while (replies.length < 30) replies.push(dec.decode((await client.next())!.payload));
+    assert.deepEqual(replies, burst.map((_, i) => `echo ${i}`));
+    const pause = seen.indexOf("pause");
+    assert.ok(pause > 0 && pause < 30, `the burst was handed on in one go: ${seen.join(" ")}`);
+    assert.equal(seen.length, 31);
+  }));
