@@ -4,7 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { startEngine } from "../../engine/engine.ts";
 import { runCli } from "../support/engine_process.ts";
+import { freePort } from "../support/ports.ts";
 
 Deno.test("engine worker commands run in a folder inside a project name the project's config instead of suggesting a new one", async () => {
   const root = await Deno.makeTempDir({ prefix: "engine-test-" });
@@ -30,5 +32,27 @@ Deno.test("engine worker commands run in a folder inside a project name the proj
     }
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("engine console for an engine that is not there, or that refuses it, says so at once in one line", async () => {
+  const url = `ws://127.0.0.1:${freePort()}`;
+  const down = await runCli(["console", "--port", "0", "--url", url]);
+  assert.equal(down.code, 1);
+  // Not the SDK's "Reconnecting in …" lines for seconds before the error.
+  assert.match(down.stderr, new RegExp(`^Error: Cannot reach the engine at ${url}: .+\n$`));
+  assert.equal(down.stdout, "");
+
+  const engine = await startEngine({ port: 0, token: "t0k3n-for-tests", shutdownGraceMs: 0 });
+  try {
+    const refused = await runCli(["console", "--port", "0", "--url", engine.url]);
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr,
+      `Error: Cannot reach the engine at ${engine.url}: the engine requires a token (HTTP 401): ` +
+        "set ENGINE_TOKEN to the engine's auth.token\n",
+    );
+  } finally {
+    await engine.stop();
   }
 });
