@@ -115,20 +115,28 @@ export class ConfigReloader {
       start.push(http);
       before.set(http, httpWas);
     }
-    for (const entry of stop) {
-      this.#failures.delete(entry.name);
-      await this.#o.engine.stopBuiltin(entry.name);
-    }
+    // Calls to a restarting worker's functions wait for it instead of failing as not found.
+    const restarting = new Set(start.map((e) => e.name));
+    const releases = stop.filter((e) => restarting.has(e.name))
+      .map((e) => this.#o.engine.holdCallsOf(e.name));
     const kept: WorkerEntry[] = [];
-    for (const entry of start) {
-      if (await this.#startBuiltin(entry, plan.config)) continue;
-      const was = before.get(entry);
-      if (was && await this.#startBuiltin(was, previous)) {
-        kept.push(entry);
-        log.warn(
-          `Worker "${entry.name}" runs on with its previous config: its new config could not start`,
-        );
+    try {
+      for (const entry of stop) {
+        this.#failures.delete(entry.name);
+        await this.#o.engine.stopBuiltin(entry.name);
       }
+      for (const entry of start) {
+        if (await this.#startBuiltin(entry, plan.config)) continue;
+        const was = before.get(entry);
+        if (was && await this.#startBuiltin(was, previous)) {
+          kept.push(entry);
+          log.warn(
+            `Worker "${entry.name}" runs on with its previous config: its new config could not start`,
+          );
+        }
+      }
+    } finally {
+      for (const release of releases) release();
     }
     const local = await this.#o.supervisor.reconcile(plan.config.workers);
     const failed = start.filter((e) => this.#failures.has(e.name));

@@ -142,6 +142,11 @@ export interface EngineApi {
   callVoid(functionId: string, payload: unknown, options?: CallOptions): void;
   /** Whether some live worker has registered `functionId` right now. */
   hasFunction(functionId: string): boolean;
+  /**
+   * Resolves once none of this worker's handlers is running: a worker that
+   * has unregistered its functions waits for it before closing what they use.
+   */
+  whenIdle(): Promise<void>;
   /** Binds one of this worker's functions to a trigger; returns its unregister. */
   registerTrigger(trigger: TriggerRequest): () => void;
   /** Adds a span to the engine's trace store, tagged with this worker's name. */
