@@ -188,6 +188,8 @@ export interface BuiltinWorker<C = unknown> {
   description: string;
   /** Validates the `config:` block of its config entry (zod `parse`); throws a ZodError. */
   parseConfig(raw: unknown): C;
+  /** The zod schema `parseConfig` checks against: a config error suggests its fields for a typo. */
+  configSchema?: unknown;
   /** The config `worker add <name>` writes: the reference configuration. */
   defaultConfig: Record<string, unknown>;
   start(api: EngineApi, config: C): Promise<RunningWorker>;

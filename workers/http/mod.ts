@@ -17,6 +17,7 @@ import type { Invoker } from "./calls.ts";
 import {
   DEFAULT_CONFIG,
   type HttpConfig,
+  HttpConfigSchema,
   type MiddlewareEntry,
   parseHttpConfig,
 } from "./config.ts";
@@ -42,6 +43,7 @@ export const httpWorker: BuiltinWorker<HttpConfig> = {
   name: "engine-http",
   description: "Serves an HTTP endpoint for each registered http trigger",
   parseConfig: parseHttpConfig,
+  configSchema: HttpConfigSchema,
   defaultConfig: DEFAULT_CONFIG,
   start: startHttpWorker,
 };
