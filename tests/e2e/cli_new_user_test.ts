@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startEngine } from "../../engine/engine.ts";
+import { parseLogsArgs } from "../../cli/logs.ts";
 import { runCli } from "../support/engine_process.ts";
 import { freePort } from "../support/ports.ts";
 
@@ -52,6 +53,22 @@ Deno.test("engine console for an engine that is not there, or that refuses it, s
       `Error: Cannot reach the engine at ${engine.url}: the engine requires a token (HTTP 401): ` +
         "set ENGINE_TOKEN to the engine's auth.token\n",
     );
+  } finally {
+    await engine.stop();
+  }
+});
+
+Deno.test("engine logs --limit 0 prints no past entries (with --follow, only new ones, as tail -n 0 -f)", async () => {
+  assert.equal(parseLogsArgs(["-n", "0", "-f"]).limit, 0);
+  const engine = await startEngine({ port: 0, shutdownGraceMs: 0 });
+  try {
+    engine.logs.logger({ source: "engine" }).info("an entry from before");
+    const all = await runCli(["logs", "--url", engine.url]);
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /an entry from before/);
+    const none = await runCli(["logs", "-n", "0", "--worker", "engine", "--url", engine.url]);
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout + none.stderr, "");
   } finally {
     await engine.stop();
   }
