@@ -76,10 +76,15 @@ Deno.test("ConfigReloader.reload() applies edits to built-in and local workers, 
         'Config reloaded: started "engine-http"; stopped "sleeper"; restarted "engine-state"',
       );
     });
-    await t.step("global middleware restarts engine-http", async () => {
+    await t.step("global middleware reaches engine-http without a restart", async () => {
       const middleware = "rest_api:\n  middleware:\n    - function_id: auth::check\n";
+      const port = engine.describeBuiltin("engine-http")?.port;
       assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
-      assert.equal(lastLog(), 'Config reloaded: restarted "engine-state", "engine-http"');
+      assert.equal(
+        lastLog(),
+        'Config reloaded: restarted "engine-state"; reconfigured "engine-http"',
+      );
+      assert.equal(engine.describeBuiltin("engine-http")?.port, port, "the same listener");
     });
     await t.step(
       "a built-in worker whose new config cannot start runs on with its previous one",
@@ -106,8 +111,9 @@ Deno.test("ConfigReloader.reload() applies edits to built-in and local workers, 
         const served = await fetch(`http://127.0.0.1:${port}/nothing-here`);
         assert.equal(served.status, 404, "engine-http still answers");
         await served.body?.cancel();
+        // Back to the config it runs on: nothing to restart for.
         assert.equal(await edit(`${BASE}workers:\n${STATE}${HTTP}${middleware}`), "apply");
-        assert.equal(lastLog(), 'Config reloaded: restarted "engine-http"');
+        assert.equal(lastLog(), 'Config reloaded: reconfigured "engine-http"');
       },
     );
     await t.step(

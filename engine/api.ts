@@ -180,6 +180,12 @@ export interface RunningWorker {
   stop(): Promise<void>;
   /** A short status for `engine::workers::list` and the console. */
   describe?(): Record<string, unknown>;
+  /**
+   * Takes a changed config while running, when it can (engine-http keeps its
+   * listener when only its CORS, time-outs or middleware change); `false`
+   * when only a restart applies it (a new port, say).
+   */
+  reconfigure?(config: unknown): boolean | Promise<boolean>;
 }
 
 /** A built-in worker: a name, its config schema and a start function. */

@@ -62,6 +62,8 @@ export interface RunningEngine {
   /** Starts a built-in worker; rejects if its start fails. */
   startBuiltin(worker: BuiltinWorker, config: unknown): Promise<void>;
   stopBuiltin(name: string): Promise<void>;
+  /** Gives running built-in worker `name` a changed config; `false` when it must restart for it. */
+  reconfigureBuiltin(name: string, config: unknown): Promise<boolean>;
   /**
    * Holds calls to the functions built-in worker `name` has registered until
    * the returned function is called: they wait, instead of failing with
@@ -186,6 +188,11 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
         a.peer.close();
         engine.disconnect(a.peer.conn.id, "stopped");
       }
+    },
+    async reconfigureBuiltin(name, config) {
+      const a = attached.get(name);
+      if (!a?.running?.reconfigure || a.starting) return false;
+      return await a.running.reconfigure(config);
     },
     holdCallsOf(name) {
       const a = attached.get(name);
