@@ -1,43 +1,17 @@
 import assert from "node:assert/strict";
-import { type EngineConfig, parseConfig, type WorkerEntry } from "../engine/config/mod.ts";
-import { startEngine } from "../engine/engine.ts";
-import { Supervisor } from "../engine/supervisor/supervisor.ts";
 import { RawWorker } from "../tests/support/raw_worker.ts";
-import { builtinConfigParsers } from "../workers/catalog.ts";
-import { ConfigReloader } from "./reload.ts";
-import { withGlobalMiddleware } from "./start.ts";
+import { startReloadHarness } from "./_reload_testing.ts";
 
 const BASE = "host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\nworkers:\n";
 const state = (synchronous: string) =>
   `${BASE}  - name: engine-state\n    config:\n      path: ./state.db\n      synchronous: ${synchronous}\n`;
 
 Deno.test("calls to engine-state made while a config reload restarts it wait for it instead of failing", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "reload-hold-test-" });
-  const file = `${dir}/engine-config.yaml`;
-  const parse = { env: () => undefined, workerConfigs: builtinConfigParsers() };
-  const parsed = parseConfig(BASE.replace("workers:\n", "workers: []\n"), { ...parse, file });
-  assert.ok(parsed.ok);
-  const engine = await startEngine({ port: 0, baseDir: dir });
-  const supervisor = new Supervisor({
-    baseDir: dir,
-    cacheDir: `${dir}/.engine/installs`,
-    engineUrl: engine.url,
-    loggerFor: (name) => engine.logs.logger({ source: name, worker: name }),
-  });
-  const reloader = new ConfigReloader({
-    file,
-    engine,
-    supervisor,
-    config: parsed.config,
-    parse,
-    builtinConfig: (config: EngineConfig, entry: WorkerEntry) =>
-      withGlobalMiddleware(config, entry.name, entry.config ?? {}),
-    log: engine.logs.logger({ source: "engine" }),
-  });
-  const edit = async (text: string) => {
-    await Deno.writeTextFile(file, text);
-    return await reloader.reload();
-  };
+  const harness = await startReloadHarness(
+    "reload-hold-test-",
+    BASE.replace("workers:\n", "workers: []\n"),
+  );
+  const { engine, edit } = harness;
   const worker = await RawWorker.connect(engine.url);
   try {
     assert.equal(await edit(state("normal")), "apply");
@@ -77,8 +51,6 @@ Deno.test("calls to engine-state made while a config reload restarts it wait for
     assert.deepEqual(failures.slice(0, 3), [], `${failures.length} of ${reads} reads failed`);
   } finally {
     await worker.close();
-    await supervisor.stop();
-    await engine.stop();
-    await Deno.remove(dir, { recursive: true });
+    await harness.stop();
   }
 });
