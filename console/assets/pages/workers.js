@@ -1,6 +1,6 @@
 // Workers: who is connected, what they provide, and how busy they are; supervised
 // workers (started from the config file) also with status, restarts and recent output.
-import { api, badge, duration, errorBox, fill, h, since, throttle, time } from "../ui.js";
+import { api, badge, duration, errorBox, fill, h, since, throttle, tick, time } from "../ui.js";
 
 export const title = "Workers";
 
@@ -15,6 +15,9 @@ export function mount(root) {
     list,
   );
   let rows = [];
+  // Function lists the operator opened stay open when the table is drawn again (it is, on
+  // every change and every queue snapshot), by worker name.
+  const opened = new Set();
 
   const load = async () => {
     try {
@@ -42,7 +45,7 @@ export function mount(root) {
             c,
           ) => h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)),
         ),
-        rows.map(workerRows),
+        rows.map((w) => workerRows(w, opened)),
       ),
     );
   };
@@ -95,7 +98,7 @@ function merge(workers, supervised) {
   return rows.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name));
 }
 
-function workerRows(w) {
+function workerRows(w, opened) {
   const fns = w.functions ?? [];
   const status = w.status ?? "connected";
   const main = h(
@@ -115,11 +118,9 @@ function workerRows(w) {
     ),
     h("td", {}, w.sdk ?? "–"),
     h("td", { class: "num mono" }, w.pid ?? "–"),
-    h(
-      "td",
-      { title: w.connected_at_ms ? time(w.connected_at_ms) : "" },
-      w.connected_at_ms ? since(w.connected_at_ms) : "not connected",
-    ),
+    w.connected_at_ms
+      ? tick("td", { title: time(w.connected_at_ms) }, () => since(w.connected_at_ms))
+      : h("td", {}, "not connected"),
     h(
       "td",
       {},
@@ -127,7 +128,13 @@ function workerRows(w) {
       fns.length
         ? h(
           "details",
-          {},
+          {
+            open: opened.has(w.name),
+            ontoggle: (e) => {
+              if (e.target.open) opened.add(w.name);
+              else opened.delete(w.name);
+            },
+          },
           h("summary", { class: "muted small" }, "list"),
           h("div", { class: "mono small" }, fns.map((f) => h("div", {}, f))),
         )
@@ -159,7 +166,11 @@ function workerRows(w) {
           ? h(
             "div",
             { class: "small", "data-testid": "supervision" },
-            facts.map((f) => h("div", f.attrs, f.text)),
+            facts.map((f) =>
+              typeof f.text === "function"
+                ? tick("div", f.attrs, f.text)
+                : h("div", f.attrs, f.text)
+            ),
           )
           : null,
         h("div", { class: "muted small" }, "Recent output"),
@@ -169,8 +180,11 @@ function workerRows(w) {
   ];
 }
 
-/** Why a supervised worker is not running, and what happens next, in words. */
-export function supervisionFacts(s, now = Date.now()) {
+/**
+ * Why a supervised worker is not running, and what happens next, in words; a text that
+ * depends on the time is a function of now, kept current while shown.
+ */
+export function supervisionFacts(s) {
   const facts = [];
   if (s.error) facts.push({ attrs: { class: "error-text" }, text: s.error });
   if (s.crash_loop) {
@@ -184,14 +198,19 @@ export function supervisionFacts(s, now = Date.now()) {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     facts.push({
       attrs: { class: exit.code === 0 && !exit.signal ? "muted" : "error-text" },
-      text: `Last exit: ${how} after ${duration(exit.uptime_ms)} of running, ${since(exit.at_ms)}`,
+      text: () =>
+        `Last exit: ${how} after ${duration(exit.uptime_ms)} of running, ${since(exit.at_ms)}`,
     });
   }
   if (s.next_start_at_ms) {
-    const wait = Math.max(0, s.next_start_at_ms - now);
+    const at = s.next_start_at_ms;
     facts.push({
       attrs: { class: "muted" },
-      text: `Restarting in ${duration(wait)} (at ${time(s.next_start_at_ms)})`,
+      // Counts down while the page is open; past zero the restart is due (or under way).
+      text: (now) =>
+        at > now
+          ? `Restarting in ${Math.ceil((at - now) / 1000)} s (at ${time(at)})`
+          : `Restarting now (due at ${time(at)})`,
     });
   }
   if (s.install_log && s.error) {
