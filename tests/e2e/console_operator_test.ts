@@ -3,7 +3,7 @@
  * engine in this process (console/_testing.ts) served on a free port: what
  * the Workers page says stays true while the page stays open, a very long
  * log line does not fill screens, and a narrow window still shows log
- * messages and a trace's waterfall. Screenshots land in
+ * messages and a trace's waterfall, and filters survive a reload. Screenshots land in
  * tests/artifacts/console/operator-*.png.
  */
 import assert from "node:assert/strict";
@@ -94,6 +94,28 @@ Deno.test({
           assert.ok(text?.includes(long), "the whole message is shown after 'show all'");
         },
       );
+
+      await t.step("Functions: the filter and the selected function survive a reload", async () => {
+        await page.goto(`${url}/functions`);
+        await page.waitForSelector("tr[data-function='probe::echo']");
+        await page.fill("input[type=search]", "probe::");
+        await page.click("tr[data-function='probe::echo']");
+        await page.waitForSelector("[data-testid=function-links]");
+        await page.reload();
+        await page.waitForSelector("tr[data-function='probe::echo'].selected");
+        assert.equal(await page.inputValue("input[type=search]"), "probe::");
+        assert.equal(await page.locator("tr[data-function='engine::health::check']").count(), 0);
+        assert.equal(await page.textContent(".panel h2"), "probe::echo");
+      });
+
+      await t.step("Triggers: the type shown survives a reload", async () => {
+        await page.goto(`${url}/triggers`);
+        await page.click(".tabs button:has-text('http (')");
+        await page.waitForSelector(".tabs button.on:has-text('http (')");
+        await page.reload();
+        await page.waitForSelector("[data-testid=triggers]");
+        assert.match((await page.textContent(".tabs button.on")) ?? "", /^http \(/);
+      });
 
       await page.setViewportSize({ width: 420, height: 800 });
 

@@ -3,9 +3,16 @@ import { api, duration, errorBox, fill, h, json, parseJson, throttle } from "../
 
 export const title = "Functions";
 
-export function mount(root) {
-  const search = h("input", { type: "search", placeholder: "Filter by id", class: "grow" });
-  const internal = h("input", { type: "checkbox" });
+export function mount(root, ctx) {
+  // The filter, "show internal" and the selected function live in the URL (?q=&internal=1&fn=),
+  // so a reload or a shared link opens the same view.
+  const search = h("input", {
+    type: "search",
+    placeholder: "Filter by id",
+    class: "grow",
+    value: ctx.query.get("q") ?? "",
+  });
+  const internal = h("input", { type: "checkbox", checked: ctx.query.get("internal") === "1" });
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   const panel = h("div");
   // The list takes the whole width until a function is selected.
@@ -18,7 +25,14 @@ export function mount(root) {
     layout,
   );
   let rows = [];
-  let selected;
+  let selected = ctx.query.get("fn") ?? undefined;
+  const remember = () => {
+    const q = new URLSearchParams();
+    if (search.value.trim()) q.set("q", search.value.trim());
+    if (internal.checked) q.set("internal", "1");
+    if (selected) q.set("fn", selected);
+    history.replaceState({}, "", `/functions${q.size ? `?${q}` : ""}`);
+  };
 
   const draw = () => {
     const needle = search.value.trim().toLowerCase();
@@ -64,6 +78,7 @@ export function mount(root) {
   };
   const select = (f) => {
     selected = f.function_id;
+    remember();
     layout.className = "split";
     draw();
     const payload = h("textarea", { "aria-label": "Payload", name: "payload" }, "{}");
@@ -138,12 +153,21 @@ export function mount(root) {
     try {
       rows = (await api(`/functions${internal.checked ? "?internal=1" : ""}`)).functions;
       draw();
+      // Opened from a link naming a function: show its form once it is listed.
+      const named = !panel.firstChild && rows.find((f) => f.function_id === selected);
+      if (named) select(named);
     } catch (e) {
       fill(list, errorBox(e));
     }
   };
-  search.oninput = draw;
-  internal.onchange = load;
+  search.oninput = () => {
+    draw();
+    remember();
+  };
+  internal.onchange = () => {
+    remember();
+    load();
+  };
   const refresh = throttle(load, 400);
   load();
   return {
