@@ -50,6 +50,9 @@ export function mount(root) {
     );
   };
   const refresh = throttle(load, 400);
+  // A supervised worker can print thousands of lines a second: its tail is drawn a few
+  // times a second, not once per line (once per line froze the tab for tens of seconds).
+  const redraw = throttle(draw, 250);
   load();
   return {
     onEvent(name, data) {
@@ -59,7 +62,7 @@ export function mount(root) {
         if (!row) return;
         row.tail.push(data.message);
         if (row.tail.length > TAIL) row.tail.splice(0, row.tail.length - TAIL);
-        draw();
+        redraw();
         refresh(); // a supervised worker's lines often mean a change of status
       }
     },
