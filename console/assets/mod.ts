@@ -13,6 +13,7 @@ import workersJs from "./pages/workers.js" with { type: "text" };
 import functionsJs from "./pages/functions.js" with { type: "text" };
 import triggersJs from "./pages/triggers.js" with { type: "text" };
 import queuesJs from "./pages/queues.js" with { type: "text" };
+import deadLettersJs from "./pages/dead_letters.js" with { type: "text" };
 import logsJs from "./pages/logs.js" with { type: "text" };
 import tracesJs from "./pages/traces.js" with { type: "text" };
 import stateJs from "./pages/state.js" with { type: "text" };
@@ -35,6 +36,7 @@ export const ASSETS: Record<string, Asset> = {
   "pages/functions.js": { body: functionsJs, type: JS },
   "pages/triggers.js": { body: triggersJs, type: JS },
   "pages/queues.js": { body: queuesJs, type: JS },
+  "pages/dead_letters.js": { body: deadLettersJs, type: JS },
   "pages/logs.js": { body: logsJs, type: JS },
   "pages/traces.js": { body: tracesJs, type: JS },
   "pages/state.js": { body: stateJs, type: JS },
