@@ -5,6 +5,7 @@ import { api, badge, duration, errorBox, fill, h, since, throttle, tick, time } 
 export const title = "Workers";
 
 const TAIL = 8;
+const COLUMNS = ["Name", "Runtime", "SDK", "PID", "Connected", "Functions", "In flight", "Status"];
 
 export function mount(root) {
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -18,6 +19,10 @@ export function mount(root) {
   // Function lists the operator opened stay open when the table is drawn again (it is, on
   // every change and every queue snapshot), by worker name.
   const opened = new Set();
+  // Where the operator scrolled each worker's output, by name: at the end (no entry) it
+  // follows new lines; scrolled up it stays put across redraws, which come with every
+  // change and queue snapshot.
+  const scrolled = new Map();
 
   const load = async () => {
     try {
@@ -33,21 +38,39 @@ export function mount(root) {
       fill(list, h("div", { class: "empty" }, "No workers connected"));
       return;
     }
+    for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
+      const name = pre.closest("tr").dataset.output;
+      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 2;
+      // Not scrolled up since the last draw (a narrower window may have moved the end).
+      const following = !scrolled.has(name) && pre.scrollTop >= pre.drawnTop;
+      if (atEnd || following) scrolled.delete(name);
+      else scrolled.set(name, pre.scrollTop);
+    }
     fill(
       list,
       h(
         "table",
-        { "data-testid": "workers" },
+        { class: "workers", "data-testid": "workers" },
         h(
-          "tr",
+          "thead",
           {},
-          ["Name", "Runtime", "SDK", "PID", "Connected", "Functions", "In flight", "Status"].map((
-            c,
-          ) => h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)),
+          h(
+            "tr",
+            {},
+            COLUMNS.map((c) =>
+              h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)
+            ),
+          ),
         ),
-        rows.map((w) => workerRows(w, opened)),
+        h("tbody", {}, rows.map((w) => workerRows(w, opened))),
       ),
     );
+    for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
+      // The newest lines are the ones that tell why it stopped: show the end, unless the
+      // operator scrolled up to read.
+      pre.scrollTop = scrolled.get(pre.closest("tr").dataset.output) ?? pre.scrollHeight;
+      pre.drawnTop = pre.scrollTop;
+    }
   };
   const refresh = throttle(load, 400);
   // A supervised worker can print thousands of lines a second: its tail is drawn a few
@@ -152,11 +175,11 @@ function workerRows(w, opened) {
       w.supervisor ? h("div", { class: "muted small" }, `restarts: ${w.restarts}`) : null,
     ),
   );
+  // A narrow window stacks the cells, each named by its column (style.css).
+  [...main.children].forEach((td, i) => td.setAttribute("data-label", COLUMNS[i]));
   if (!w.supervisor) return main;
   const facts = supervisionFacts(w.supervisor);
   const output = h("pre", { class: "output" }, w.tail.length ? w.tail.join("\n") : "(none yet)");
-  // The newest lines are the ones that tell why it stopped: show the end.
-  queueMicrotask(() => (output.scrollTop = output.scrollHeight));
   return [
     main,
     h(
