@@ -1094,17 +1094,28 @@ function isErrorBody(value) {
   return typeof v.code === "string" && typeof v.message === "string" && (v.stacktrace === void 0 || v.stacktrace === null || typeof v.stacktrace === "string");
 }
 function toErrorBody(thrown) {
+  try {
+    return readThrown(thrown);
+  } catch (err) {
+    return {
+      code: "invocation_failed",
+      message: `${typeName(thrown)} (reading the thrown value raised ${typeName(err)})`
+    };
+  }
+}
+function readThrown(thrown) {
   if (thrown instanceof Error) {
     const code = ownCode(thrown, "invocation_failed");
     const remote = thrown instanceof EngineError ? thrown.stacktrace : void 0;
     const stacktrace = remote ?? thrown.stack;
-    return stacktrace === void 0 ? {
+    const message = String(thrown.message) || String(thrown.name) || "Error";
+    return typeof stacktrace === "string" ? {
       code,
-      message: thrown.message
+      message,
+      stacktrace
     } : {
       code,
-      message: thrown.message,
-      stacktrace
+      message
     };
   }
   if (isErrorBody(thrown)) {
@@ -1129,6 +1140,15 @@ function toErrorBody(thrown) {
     code: "invocation_failed",
     message: String(thrown)
   };
+}
+function typeName(value) {
+  if (typeof value !== "object" || value === null) return value === null ? "null" : typeof value;
+  try {
+    const name = Object.getPrototypeOf(value)?.constructor?.name;
+    return typeof name === "string" && name !== "" ? name : "object";
+  } catch {
+    return "object";
+  }
 }
 function ownCode(thrown, fallback) {
   const code = thrown?.code;
