@@ -7,6 +7,7 @@
  */
 import indexHtml from "./index.html" with { type: "text" };
 import styleCss from "./style.css" with { type: "text" };
+import partsCss from "./parts.css" with { type: "text" };
 import uiJs from "./ui.js" with { type: "text" };
 import appJs from "./app.js" with { type: "text" };
 import workersJs from "./pages/workers.js" with { type: "text" };
@@ -29,7 +30,8 @@ export const INDEX_HTML: string = indexHtml;
 
 /** By path under `/assets/`. */
 export const ASSETS: Record<string, Asset> = {
-  "style.css": { body: styleCss, type: "text/css; charset=utf-8" },
+  // Two files, one stylesheet: the page loads one, in this order.
+  "style.css": { body: `${styleCss}\n${partsCss}`, type: "text/css; charset=utf-8" },
   "ui.js": { body: uiJs, type: JS },
   "app.js": { body: appJs, type: JS },
   "pages/workers.js": { body: workersJs, type: JS },
