@@ -27,8 +27,31 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
       const typed = unknown.split("=")[0]!;
       throw new UsageError(`Unknown option "${unknown}"${didYouMean(typed, known)}`, command);
     }
-    throw new UsageError((e as Error).message, command);
+    throw new UsageError(restate((e as Error).message), command);
   }
+}
+
+/**
+ * `parseArgs`'s other complaints in our words: the option or argument in
+ * double quotes and what to do, on one line.
+ */
+function restate(message: string): string {
+  const option = /^Option '(?:-\w, )?(--[\w-]+)/.exec(message)?.[1];
+  if (option !== undefined && / argument missing$/.test(message)) {
+    return `Missing value of "${option}": write ${option}=<value>`;
+  }
+  if (option !== undefined && / does not take an argument$/.test(message)) {
+    return `Option "${option}" takes no value: write ${option} alone`;
+  }
+  if (option !== undefined && / argument is ambiguous\./.test(message)) {
+    return `Missing value of "${option}": it is followed by an option; a value starting with ` +
+      `"-" is written ${option}=<value>`;
+  }
+  const argument = /^Unexpected argument '(.*)'\. /s.exec(message)?.[1];
+  if (argument !== undefined) {
+    return `Unexpected argument "${argument}": this command takes options only`;
+  }
+  return message;
 }
 
 /**

@@ -12,6 +12,7 @@ import { consoleBindingProblem } from "../engine/config/auth.ts";
 import { consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
 import { parseCommandArgs } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
+import { EngineClient } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
@@ -47,6 +48,9 @@ export async function consoleCommand(args: string[], io: Io): Promise<number> {
   }
   let link;
   try {
+    // One plain connection first: an engine that is not there (or refuses the
+    // token) is told at once in one line, not after seconds of reconnecting.
+    await (await EngineClient.connect(url, { name: "engine-console" })).close();
     link = await remoteLink(url, { name: "engine-console", namespace: "engine-console" });
   } catch (e) {
     io.err(`Error: ${(e as Error).message}`);

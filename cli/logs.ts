@@ -48,9 +48,9 @@ export function parseLogsArgs(args: string[]): LogsArgs {
     );
   }
   const limit = Number(values.limit ?? 100);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
+  if (!Number.isInteger(limit) || limit < 0 || limit > 100_000) {
     throw new UsageError(
-      `--limit must be a whole number from 1 to 100000: got "${values.limit}"`,
+      `--limit must be a whole number from 0 to 100000: got "${values.limit}"`,
       "logs",
     );
   }
@@ -103,13 +103,19 @@ export async function logs(args: string[], io: Io): Promise<number> {
       });
       await link.call("engine::health::check", {}); // the listener is active once this answers
     }
-    const { logs: entries } = await client.call("engine::logs::list", {
-      ...(options.level ? { level: options.level } : {}),
-      ...(options.worker ? { worker: options.worker } : {}),
-      limit: options.limit,
-    }) as { logs: LogEntry[] };
+    // --limit 0: no past entries (with --follow, only the new ones, as tail -n 0 -f).
+    const { logs: entries } = options.limit === 0 ? { logs: [] } : await client.call(
+      "engine::logs::list",
+      {
+        ...(options.level ? { level: options.level } : {}),
+        ...(options.worker ? { worker: options.worker } : {}),
+        limit: options.limit,
+      },
+    ) as { logs: LogEntry[] };
     for (const e of entries) io.out(formatLogEntry(e));
-    if (options.worker && entries.length === 0) await noteUnknownWorker(client, options, io);
+    if (options.worker && entries.length === 0 && options.limit > 0) {
+      await noteUnknownWorker(client, options, io);
+    }
     if (!link) return 0;
     const printed = new Set(entries.map(keyOf));
     for (const e of waiting) if (!printed.has(keyOf(e))) io.out(formatLogEntry(e));

@@ -115,20 +115,37 @@ export class ConfigReloader {
       start.push(http);
       before.set(http, httpWas);
     }
-    for (const entry of stop) {
-      this.#failures.delete(entry.name);
-      await this.#o.engine.stopBuiltin(entry.name);
+    // A running built-in worker that can take its new config as it runs does: engine-http keeps
+    // its listener (a restart refused connections until the requests in progress finished).
+    const reconfigured: WorkerEntry[] = [];
+    for (const [next, was] of before) {
+      if (!(await this.#reconfigure(next, plan.config))) continue;
+      reconfigured.push(next);
+      start.splice(start.indexOf(next), 1);
+      stop.splice(stop.indexOf(was), 1);
     }
+    // Calls to a restarting worker's functions wait for it instead of failing as not found.
+    const restarting = new Set(start.map((e) => e.name));
+    const releases = stop.filter((e) => restarting.has(e.name))
+      .map((e) => this.#o.engine.holdCallsOf(e.name));
     const kept: WorkerEntry[] = [];
-    for (const entry of start) {
-      if (await this.#startBuiltin(entry, plan.config)) continue;
-      const was = before.get(entry);
-      if (was && await this.#startBuiltin(was, previous)) {
-        kept.push(entry);
-        log.warn(
-          `Worker "${entry.name}" runs on with its previous config: its new config could not start`,
-        );
+    try {
+      for (const entry of stop) {
+        this.#failures.delete(entry.name);
+        await this.#o.engine.stopBuiltin(entry.name);
       }
+      for (const entry of start) {
+        if (await this.#startBuiltin(entry, plan.config)) continue;
+        const was = before.get(entry);
+        if (was && await this.#startBuiltin(was, previous)) {
+          kept.push(entry);
+          log.warn(
+            `Worker "${entry.name}" runs on with its previous config: its new config could not start`,
+          );
+        }
+      }
+    } finally {
+      for (const release of releases) release();
     }
     const local = await this.#o.supervisor.reconcile(plan.config.workers);
     const failed = start.filter((e) => this.#failures.has(e.name));
@@ -146,6 +163,7 @@ export class ConfigReloader {
         ...started.filter((e) => !added.includes(e)).map((e) => e.name),
         ...local.restarted,
       ]),
+      describe("reconfigured", reconfigured.map((e) => e.name)),
       describe("kept on its previous config", [...kept.map((e) => e.name), ...local.kept]),
       describe("could not start", failed.map((e) => e.name)),
     ].filter((s) => s !== "");
@@ -174,6 +192,23 @@ export class ConfigReloader {
       .filter((s) => s !== "").join("; ");
     if (failed.length > 0) this.#o.log.warn(`Config saved unchanged: ${summary}`);
     else this.#o.log.info(`Config saved unchanged: ${summary}`);
+  }
+
+  /** Gives running built-in worker `entry` its new config, if it can take it without a restart. */
+  async #reconfigure(entry: WorkerEntry, config: EngineConfig): Promise<boolean> {
+    try {
+      return await this.#o.engine.reconfigureBuiltin(
+        entry.name,
+        this.#o.builtinConfig(config, entry),
+      );
+    } catch (error) {
+      this.#o.log.warn(
+        `Worker "${entry.name}" could not take its new config as it runs, restarting it: ${
+          (error as Error).message
+        }`,
+      );
+      return false;
+    }
   }
 
   /** Starts `entry` of `config`; a failure is logged and remembered. */

@@ -72,7 +72,8 @@ Options:
   -w, --worker <name>   only entries of this worker
   -l, --level <level>   only entries at this level or above: debug, info,
                         warn, error
-  -n, --limit <n>       how many past entries to print first (default 100)
+  -n, --limit <n>       how many past entries to print first (default 100; 0
+                        with --follow: only new ones)
   --url <ws-url>        the engine (default: ENGINE_URL, else ./engine-config.yaml's
                         host and port, else ws://localhost:49134)
 

@@ -7,8 +7,9 @@
 
 import { DEFAULT_CONFIG_FILE, type EngineConfig, parseConfig } from "../engine/config/mod.ts";
 import { builtinConfigParsers } from "../workers/catalog.ts";
+import { basename, dirname, join, relative } from "node:path";
 import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
-import { resolveFromCaller } from "./paths.ts";
+import { callerDir, resolveFromCaller } from "./paths.ts";
 
 /** Options shared by the `engine worker` commands. */
 export interface WorkerArgs {
@@ -67,11 +68,39 @@ export async function readConfigFile(file: string): Promise<ConfigFile> {
       ok: false,
       missing,
       message: missing
-        ? `No config file at "${file}": create one containing "workers: []", or name another with --config`
+        ? await missingConfigMessage(file)
         : `Cannot read "${file}": ${(error as Error).message}`,
     };
   }
   return checkConfigText(file, text);
+}
+
+/**
+ * Why there is no config: run in a folder inside a project (a worker's
+ * folder, say), the project's config in a folder above is named, with the
+ * way to use it, rather than a new empty config suggested beside the worker.
+ */
+async function missingConfigMessage(file: string): Promise<string> {
+  const above = await configAbove(file);
+  if (above === undefined) {
+    return `No config file at "${file}": create one containing "workers: []", or name another with --config`;
+  }
+  return `No config file at "${file}": the nearest one is "${above}": run the command in ` +
+    `"${dirname(above)}", or add --config ${relative(callerDir(), above)}`;
+}
+
+/** The nearest file of the same name as `file` in a folder above its own. */
+async function configAbove(file: string): Promise<string | undefined> {
+  const name = basename(file);
+  for (let dir = dirname(dirname(file));; dir = dirname(dir)) {
+    const candidate = join(dir, name);
+    try {
+      if ((await Deno.stat(candidate)).isFile) return candidate;
+    } catch {
+      // Not in this folder: look further up.
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 /** Validates config text as the engine would. */

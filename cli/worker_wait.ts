@@ -51,8 +51,13 @@ export async function waitForLocal(
     const tail = w.tail.at(-1);
     if (tail !== undefined) show.line(tail);
     if (w.status === "crashed") return { kind: "crashed", worker: w };
-    if (w.status === "installing") show.status(`Engine installing dependencies of "${name}"`);
-    else if (w.status === "running" && !w.connected) {
+    if (w.status === "installing") {
+      show.status(
+        w.install_log === null
+          ? `Engine reading the manifest of "${name}"`
+          : `Engine installing dependencies of "${name}"`,
+      );
+    } else if (w.status === "running" && !w.connected) {
       show.status(`"${name}" started (pid ${w.pid}); waiting for it to connect`);
     }
     if (!w.connected || w.status !== "running") {

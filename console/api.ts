@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import { type EngineLink, LinkError } from "./link.ts";
 import { queuesSnapshot } from "./queues.ts";
 import { sendHttpRequest } from "./http_request.ts";
+import { deadLetterRoutes } from "./dead_letters.ts";
 
 /** Mounted under `/api` by the server. */
 export function createApi(link: EngineLink, info: { version: string }): Hono {
@@ -46,6 +47,7 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
     return c.json({ triggers: registered.registered_triggers, types: types.triggers });
   });
   api.get("/queues", async (c) => c.json(await queuesSnapshot(link)));
+  api.route("/queues", deadLetterRoutes(link, badRequest));
   api.get("/logs", async (c) => {
     const q = c.req.query();
     const limit = limitOf(q.limit, 500);
@@ -154,6 +156,8 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
 function statusOf(code: string): 400 | 404 | 413 | 502 {
   switch (code) {
     case "function_not_found":
+    case "NOT_FOUND":
+    case "QUEUE_NOT_FOUND":
       return 404;
     case "INVALID_ARGUMENT":
     case "INVALID_OP":

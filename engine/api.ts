@@ -142,6 +142,11 @@ export interface EngineApi {
   callVoid(functionId: string, payload: unknown, options?: CallOptions): void;
   /** Whether some live worker has registered `functionId` right now. */
   hasFunction(functionId: string): boolean;
+  /**
+   * Resolves once none of this worker's handlers is running: a worker that
+   * has unregistered its functions waits for it before closing what they use.
+   */
+  whenIdle(): Promise<void>;
   /** Binds one of this worker's functions to a trigger; returns its unregister. */
   registerTrigger(trigger: TriggerRequest): () => void;
   /** Adds a span to the engine's trace store, tagged with this worker's name. */
@@ -175,6 +180,12 @@ export interface RunningWorker {
   stop(): Promise<void>;
   /** A short status for `engine::workers::list` and the console. */
   describe?(): Record<string, unknown>;
+  /**
+   * Takes a changed config while running, when it can (engine-http keeps its
+   * listener when only its CORS, time-outs or middleware change); `false`
+   * when only a restart applies it (a new port, say).
+   */
+  reconfigure?(config: unknown): boolean | Promise<boolean>;
 }
 
 /** A built-in worker: a name, its config schema and a start function. */
@@ -183,6 +194,8 @@ export interface BuiltinWorker<C = unknown> {
   description: string;
   /** Validates the `config:` block of its config entry (zod `parse`); throws a ZodError. */
   parseConfig(raw: unknown): C;
+  /** The zod schema `parseConfig` checks against: a config error suggests its fields for a typo. */
+  configSchema?: unknown;
   /** The config `worker add <name>` writes: the reference configuration. */
   defaultConfig: Record<string, unknown>;
   start(api: EngineApi, config: C): Promise<RunningWorker>;

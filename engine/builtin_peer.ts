@@ -31,6 +31,7 @@ export class BuiltinPeer implements Peer {
   #engine: Engine;
   #conn!: WorkerConn;
   #running = new Map<string, AbortController>();
+  #idleWaiters: (() => void)[] = [];
   #stoppable = new WeakMap<AbortSignal, Set<string>>();
 
   constructor(engine: Engine) {
@@ -74,7 +75,12 @@ export class BuiltinPeer implements Peer {
     Promise.resolve().then(() => handler(call.data, ctx)).then(
       (result) => this.#engine.settle(call.invocationId, workerId, { ok: true, result }),
       (e) => this.#engine.settle(call.invocationId, workerId, { ok: false, error: errorOf(e) }),
-    ).finally(() => this.#running.delete(call.invocationId));
+    ).finally(() => {
+      this.#running.delete(call.invocationId);
+      if (this.#running.size === 0 && this.#idleWaiters.length > 0) {
+        for (const resolve of this.#idleWaiters.splice(0)) resolve();
+      }
+    });
   }
 
   async registerTrigger(binding: TriggerBinding): Promise<ErrorBody | undefined> {
@@ -116,6 +122,12 @@ export class BuiltinPeer implements Peer {
 
   close(): void {
     for (const c of this.#running.values()) c.abort();
+  }
+
+  /** Resolves once none of this worker's handlers is running (at once if none is). */
+  whenIdle(): Promise<void> {
+    if (this.#running.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /**
@@ -186,6 +198,7 @@ export class BuiltinPeer implements Peer {
         );
       },
       hasFunction: (id) => engine.functions.has(id),
+      whenIdle: () => this.whenIdle(),
       registerTrigger: (t) => {
         const id = crypto.randomUUID();
         engine.registerTrigger(this.#conn, {

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { startEngine } from "./engine.ts";
 import { RawWorker, waitForFunctions } from "../tests/support/raw_worker.ts";
+import { callOfTrace } from "./call_of_trace.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const traceparent = `00-${TRACE}-00f067aa0ba902b7-01`;
 
-Deno.test("Engine.callOfTrace() places a log line of a trace in the call it was written in", async () => {
+Deno.test("callOfTrace() places a log line of a trace in the call it was written in", async () => {
   const running = await startEngine({ port: 0, shutdownGraceMs: 0 });
   const workers: RawWorker[] = [];
   try {
@@ -29,7 +30,7 @@ Deno.test("Engine.callOfTrace() places a log line of a trace in the call it was 
     });
     await waitForFunctions(caller, ["orders::create", "mail::send"]);
     const { engine } = running;
-    assert.equal(engine.callOfTrace(TRACE), undefined, "no call in the trace yet");
+    assert.equal(callOfTrace(engine, TRACE), undefined, "no call in the trace yet");
 
     caller.send({
       type: "invokefunction",
@@ -40,7 +41,10 @@ Deno.test("Engine.callOfTrace() places a log line of a trace in the call it was 
     });
     await caller.next((f) => f.invocation_id === "c1");
     // Ended, its span recorded: the one worker call of the trace.
-    assert.deepEqual(engine.callOfTrace(TRACE), { worker: "orders", functionId: "orders::create" });
+    assert.deepEqual(callOfTrace(engine, TRACE), {
+      worker: "orders",
+      functionId: "orders::create",
+    });
 
     caller.send({
       type: "invokefunction",
@@ -51,7 +55,7 @@ Deno.test("Engine.callOfTrace() places a log line of a trace in the call it was 
     });
     await entered.promise;
     // Two worker calls in the trace: a log line without its span cannot be placed.
-    assert.equal(engine.callOfTrace(TRACE), undefined);
+    assert.equal(callOfTrace(engine, TRACE), undefined);
     // With the SDK's span (child of the engine's span of mail::send), it can.
     const mailSpan = invokes.b!.split("-")[2]!;
     engine.traces.record({
@@ -64,7 +68,7 @@ Deno.test("Engine.callOfTrace() places a log line of a trace in the call it was 
       durationMs: 0,
       status: "ok",
     });
-    assert.deepEqual(engine.callOfTrace(TRACE, "aaaaaaaaaaaaaaaa"), {
+    assert.deepEqual(callOfTrace(engine, TRACE, "aaaaaaaaaaaaaaaa"), {
       worker: "mailer",
       functionId: "mail::send",
     });

@@ -12,6 +12,7 @@ import { type TriggerRecord, TriggerRegistry } from "./registry/triggers.ts";
 import { route } from "./router.ts";
 import { type Invocation, Invocations, type Outcome } from "./invocations.ts";
 import { RegistrationLog } from "./registration_log.ts";
+import { Holds } from "./holds.ts";
 import { functionNotFound, invocationStopped, invocationTimeout } from "./protocol/errors.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
 import type { Span, TraceStore } from "./observability/traces.ts";
@@ -60,9 +61,6 @@ export interface EngineOptions {
   invocationTimeoutMs?: number;
 }
 
-/** How many of the newest spans {@linkcode Engine.callOfTrace} looks through. */
-const RECENT_SPANS = 2_000;
-
 export class Engine {
   readonly workers = new Map<string, WorkerConn>();
   readonly functions = new FunctionRegistry<string>();
@@ -77,6 +75,18 @@ export class Engine {
   #registrations: RegistrationLog;
   #tick = 0;
   #inFlight = (owner: string) => this.invocations.inFlight(owner);
+  #holds = new Holds({
+    route: (call, remainingMs) =>
+      this.invoke({ ...call.req, timeoutMs: remainingMs }, call.settle, call.id),
+    expire: (call) =>
+      call.settle({
+        ok: false,
+        error: invocationTimeout(
+          call.req.functionId,
+          call.req.timeoutMs ?? this.invocationTimeoutMs,
+        ),
+      }),
+  });
 
   constructor(options: EngineOptions) {
     this.log = options.log;
@@ -204,11 +214,18 @@ export class Engine {
 
   /**
    * Routes a call. `settle` is called exactly once with the outcome (at once
-   * for an unknown function). Returns the invocation id when the call left.
+   * for an unknown function, unless it is held: {@linkcode holdFunctions}).
+   * Returns the invocation id when the call left or waits, by which
+   * {@linkcode stop} ends it; `id` is given when a held call is routed.
    */
-  invoke(req: CallRequest, settle: (outcome: Outcome) => void): string | undefined {
+  invoke(req: CallRequest, settle: (outcome: Outcome) => void, id?: string): string | undefined {
     const decision = route(this.functions, req.functionId, this.#inFlight, this.#tick++);
     if (decision.kind === "not_found") {
+      if (this.#holds.covers(req.functionId)) {
+        id ??= crypto.randomUUID();
+        this.#holds.wait(id, req, settle, req.timeoutMs ?? this.invocationTimeoutMs);
+        return id;
+      }
       settle({ ok: false, error: functionNotFound(req.functionId) });
       return undefined;
     }
@@ -216,7 +233,7 @@ export class Engine {
     const parent = parseTraceparent(req.traceparent);
     const traceId = parent?.traceId ?? newTraceId();
     const spanId = newSpanId();
-    const id = crypto.randomUUID();
+    id ??= crypto.randomUUID();
     const timeoutMs = req.timeoutMs ?? this.invocationTimeoutMs;
     const inv: Invocation = {
       id,
@@ -270,40 +287,6 @@ export class Engine {
     return true;
   }
 
-  /**
-   * The worker and function of the call a log line of trace `traceId` was
-   * written in, by a worker whose log arrives apart from its connection (the
-   * npm SDK's telemetry socket): the call whose span is the parent of the
-   * log's span `spanId` once that span is known, else the one call of a
-   * connected worker (not a built-in) in the trace, in flight or ended, if
-   * there is exactly one.
-   */
-  callOfTrace(
-    traceId: string,
-    spanId?: string,
-  ): { worker: string; functionId: string } | undefined {
-    // The latest spans only: a log line arrives within moments of its call, and a scan of the
-    // whole store for every log line of a chatty worker would cost more than the log itself.
-    const spans = this.traces.ring.newest(RECENT_SPANS).filter((s) => s.traceId === traceId);
-    const parent = spanId && spans.find((s) => s.spanId === spanId)?.parentSpanId;
-    const builtins = new Set<string>();
-    for (const w of this.workers.values()) if (w.kind === "builtin") builtins.add(w.name);
-    const calls = new Map<string, { worker: string; functionId: string }>();
-    for (const inv of this.invocations.ofTrace(traceId)) {
-      const worker = this.workers.get(inv.target);
-      if (worker && !builtins.has(worker.name)) {
-        calls.set(inv.spanId, { worker: worker.name, functionId: inv.functionId });
-      }
-    }
-    for (const s of spans) {
-      if (s.kind === "call" && s.worker && s.functionId && !builtins.has(s.worker)) {
-        calls.set(s.spanId, { worker: s.worker, functionId: s.functionId });
-      }
-    }
-    if (parent && calls.has(parent)) return calls.get(parent);
-    return calls.size === 1 ? calls.values().next().value : undefined;
-  }
-
   /** The outcome of a call, from the worker that ran it. Results from anyone else are dropped. */
   settle(invocationId: string, fromWorkerId: string, outcome: Outcome): boolean {
     const inv = this.invocations.take(invocationId, fromWorkerId);
@@ -316,12 +299,29 @@ export class Engine {
   cancel(invocationId: string, error: ErrorBody): void {
     const inv = this.invocations.take(invocationId);
     if (inv) this.#finish(inv, { ok: false, error });
+    else this.#holds.take(invocationId)?.settle({ ok: false, error });
   }
 
   /** Ends a call before its worker answered: `Invocation of <function> stopped: <reason>`. */
   stop(invocationId: string, reason: string): void {
     const inv = this.invocations.take(invocationId);
     if (inv) this.#finish(inv, { ok: false, error: invocationStopped(inv.functionId, reason) });
+    const held = inv ? undefined : this.#holds.take(invocationId);
+    held?.settle({ ok: false, error: invocationStopped(held.req.functionId, reason) });
+  }
+
+  /**
+   * Makes calls to `functionIds` wait while they are not registered, within
+   * their time-out, until the returned function releases them (a built-in
+   * worker restarting on a config reload). See `holds.ts`.
+   */
+  holdFunctions(functionIds: Iterable<string>): () => void {
+    return this.#holds.hold(functionIds);
+  }
+
+  /** The ids of the calls waiting for a held function. */
+  heldCallIds(): string[] {
+    return this.#holds.ids();
   }
 
   /**

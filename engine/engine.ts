@@ -15,6 +15,7 @@ import type { BuiltinWorker, EngineApi, LogEntry, RunningWorker } from "./api.ts
 import { Engine } from "./core.ts";
 import { BuiltinPeer } from "./builtin_peer.ts";
 import { registerBuiltins } from "./builtins.ts";
+import { callOfTrace } from "./call_of_trace.ts";
 import { registerEventsTrigger } from "./events.ts";
 import { LogStore } from "./observability/logs.ts";
 import { TraceStore } from "./observability/traces.ts";
@@ -43,7 +44,10 @@ export interface StartOptions {
   redact?: readonly string[];
   /** Where readable log lines go; default none (tests), the CLI passes stderr. */
   logSink?: (entry: LogEntry) => void;
-  /** How long shutdown waits for calls in flight before failing them. */
+  /**
+   * How long shutdown waits for calls in flight before failing them, and a
+   * built-in worker's stop for the calls it runs (default 5 s).
+   */
   shutdownGraceMs?: number;
   /** The WebSocket server; by default the one `ENGINE_TRANSPORT` names, else `deno`. */
   transport?: TransportName;
@@ -61,6 +65,14 @@ export interface RunningEngine {
   /** Starts a built-in worker; rejects if its start fails. */
   startBuiltin(worker: BuiltinWorker, config: unknown): Promise<void>;
   stopBuiltin(name: string): Promise<void>;
+  /** Gives running built-in worker `name` a changed config; `false` when it must restart for it. */
+  reconfigureBuiltin(name: string, config: unknown): Promise<boolean>;
+  /**
+   * Holds calls to the functions built-in worker `name` has registered until
+   * the returned function is called: they wait, instead of failing with
+   * `function_not_found`, while it is stopped and started again.
+   */
+  holdCallsOf(name: string): () => void;
   builtinNames(): string[];
   describeBuiltin(name: string): Record<string, unknown> | undefined;
   stop(): Promise<void>;
@@ -86,6 +98,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     ...(options.redact ? { redact: options.redact } : {}),
   });
   const log = logs.logger({ source: "engine" });
+  const graceMs = options.shutdownGraceMs ?? 5000;
   const engine = new Engine({
     log,
     traces,
@@ -137,7 +150,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
         conn,
         kind,
         json,
-        callOfTrace: (traceId, spanId) => engine.callOfTrace(traceId, spanId),
+        callOfTrace: (traceId, spanId) => callOfTrace(engine, traceId, spanId),
       }),
   });
   const host = urlHost(server.hostname);
@@ -181,6 +194,15 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
         engine.disconnect(a.peer.conn.id, "stopped");
       }
     },
+    async reconfigureBuiltin(name, config) {
+      const a = attached.get(name);
+      if (!a?.running?.reconfigure || a.starting) return false;
+      return await a.running.reconfigure(config);
+    },
+    holdCallsOf(name) {
+      const a = attached.get(name);
+      return engine.holdFunctions(a ? engine.functions.ofOwner(a.peer.conn.id) : []);
+    },
     builtinNames: () => [...attached.keys()].filter((n) => n !== "engine"),
     describeBuiltin: (name) => attached.get(name)?.running?.describe?.(),
     async stop() {
@@ -190,8 +212,10 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
           log.error(`Stopping built-in worker "${name}" failed`, { error: String(e) })
         );
       }
-      await drain(engine, options.shutdownGraceMs ?? 5000);
-      for (const id of engine.invocations.ids()) engine.stop(id, "the engine is shutting down");
+      await within(engine.invocations.whenEmpty(), graceMs);
+      for (const id of [...engine.invocations.ids(), ...engine.heldCallIds()]) {
+        engine.stop(id, "the engine is shutting down");
+      }
       await server.shutdown();
       for (const id of [...engine.workers.keys()]) engine.disconnect(id, "engine stopped");
     },
@@ -201,11 +225,11 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
   return running;
 }
 
-/** Waits until no call is in flight, or the grace period ends. */
-async function drain(engine: Engine, graceMs: number): Promise<void> {
+/** Waits until `done` (no call in flight, say) or the grace period ends. */
+async function within(done: Promise<void>, graceMs: number): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
-    engine.invocations.whenEmpty(),
+    done,
     new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
   ]);
   clearTimeout(timer);

@@ -5,6 +5,7 @@
  * @module
  */
 import type { BuiltinWorker } from "../engine/api.ts";
+import type { WorkerConfigParser } from "../engine/config/parse.ts";
 import { httpWorker } from "./http/mod.ts";
 import { queueWorker } from "./queue/mod.ts";
 import { stateWorker } from "./state/mod.ts";
@@ -16,8 +17,11 @@ export const BUILTIN_WORKERS: Record<string, BuiltinWorker<unknown>> = {
 };
 
 /** Each built-in worker's config parser, for the config loader. */
-export function builtinConfigParsers(): Record<string, (raw: unknown) => unknown> {
+export function builtinConfigParsers(): Record<string, WorkerConfigParser> {
   return Object.fromEntries(
-    Object.values(BUILTIN_WORKERS).map((w) => [w.name, (raw: unknown) => w.parseConfig(raw)]),
+    Object.values(BUILTIN_WORKERS).map((w) => [
+      w.name,
+      Object.assign((raw: unknown) => w.parseConfig(raw), { schema: w.configSchema }),
+    ]),
   );
 }

@@ -77,11 +77,71 @@ export function since(ms) {
     : `${Math.floor(hours / 24)}d ago`;
 }
 
+// Text that says how long ago (or how soon) something is goes stale as the page stays open:
+// elements made by tick() compute their text again every second while they are on the page.
+const ticking = new Set();
+let ticker;
+
+/** An element whose text is `text(Date.now())`, kept current every second while it is shown. */
+export function tick(tag, attrs, text) {
+  const el = h(tag, attrs, text(Date.now()));
+  el.tickText = text;
+  ticking.add(el);
+  ticker ??= setInterval(() => {
+    const now = Date.now();
+    for (const t of ticking) {
+      if (!t.isConnected) ticking.delete(t);
+      else t.textContent = t.tickText(now);
+    }
+    if (ticking.size === 0) {
+      clearInterval(ticker);
+      ticker = undefined;
+    }
+  }, 1000);
+  return el;
+}
+
+/** Log and error text longer than this (characters or lines) shows its start and a button for the rest. */
+const CLAMP_CHARS = 600;
+const CLAMP_LINES = 8;
+
+/**
+ * A message as text; a very long one (a dumped body, a minified file) shows its first
+ * lines and a button that shows the whole, so one entry cannot fill screens of the log.
+ */
+export function longText(text) {
+  const value = String(text ?? "");
+  const lines = value.split("\n", CLAMP_LINES + 1);
+  if (value.length <= CLAMP_CHARS && lines.length <= CLAMP_LINES) return value;
+  const head = lines.slice(0, CLAMP_LINES).join("\n").slice(0, CLAMP_CHARS);
+  const span = h("span", { class: "clamped" }, `${head}… `);
+  const more = h(
+    "button",
+    { class: "link", type: "button", "data-testid": "show-all" },
+    `show all ${value.length.toLocaleString("en-US")} characters`,
+  );
+  more.onclick = (e) => {
+    e.stopPropagation();
+    span.textContent = value;
+  };
+  span.append(more);
+  return span;
+}
+
+/**
+ * A duration for people: "250 µs", "12.3 ms", "1.5 s", "2 min 5 s". Exactly 0 is "< 1 ms":
+ * spans are timed in whole milliseconds, so 0 means under one, not no time at all.
+ */
 export function duration(ms) {
   if (ms === undefined || ms === null) return "";
+  if (ms === 0) return "< 1 ms";
   if (ms < 1) return `${Math.round(ms * 1000)} µs`;
   if (ms < 1000) return `${Math.round(ms * 10) / 10} ms`;
-  return `${Math.round(ms / 100) / 10} s`;
+  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
+  const s = Math.round(ms / 1000);
+  return s < 3600
+    ? `${Math.floor(s / 60)} min ${s % 60} s`
+    : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
 export function json(value, indent = 2) {

@@ -26,8 +26,14 @@ export interface ParseConfigOptions {
    * a ZodError). Without it, the names in {@linkcode BUILTIN_WORKER_NAMES} are
    * accepted and their `config:` blocks are not checked.
    */
-  workerConfigs?: Record<string, (raw: unknown) => unknown>;
+  workerConfigs?: Record<string, WorkerConfigParser>;
 }
+
+/**
+ * A built-in worker's config parser (throws a ZodError), with the schema it
+ * checks against when known: an unknown field gets "did you mean" from it.
+ */
+export type WorkerConfigParser = { (raw: unknown): unknown; schema?: unknown };
 
 export type ParseConfigResult =
   | { ok: true; config: EngineConfig }
@@ -115,7 +121,9 @@ function checkWorker(worker: WorkerEntry, index: number, options: ParseConfigOpt
   } catch (error) {
     const prefix = ["workers", index, "config"];
     if (isZodError(error)) {
-      return error.issues.map((issue) => describeIssue(issue, block, { prefix }));
+      return error.issues.map((issue) =>
+        describeIssue(issue, block, { prefix, schema: parse.schema })
+      );
     }
     const message = error instanceof Error ? error.message : String(error);
     return [{ path: prefix, problem: message, atKey: false }];

@@ -18,7 +18,7 @@ const options = (env: Record<string, string> = {}): ParseConfigOptions => ({
   file: FILE,
   env: (name) => env[name],
   workerConfigs: {
-    "engine-http": (raw) => HttpConfig.parse(raw),
+    "engine-http": Object.assign((raw: unknown) => HttpConfig.parse(raw), { schema: HttpConfig }),
     "engine-state": (raw) => StateConfig.parse(raw),
   },
 });
@@ -86,11 +86,19 @@ Deno.test("parseConfig() names the file, line and field of each error", async (t
       'Expected a number, got "abc"',
     ],
     [
-      "unknown key in a worker config",
-      "workers:\n  - name: engine-http\n    config:\n      cors:\n        origins: [a]\n",
+      "unknown key in a worker config, a typo of a field of its schema",
+      "workers:\n  - name: engine-http\n    config:\n      cors:\n        alowed_origins: [a]\n",
       5,
       9,
-      "workers[0].config.cors.origins",
+      "workers[0].config.cors.alowed_origins",
+      'Unknown field: did you mean "allowed_origins"?',
+    ],
+    [
+      "unknown key in the config of a worker whose schema is not known",
+      "workers:\n  - name: engine-state\n    config:\n      adaptr: x\n",
+      4,
+      7,
+      "workers[0].config.adaptr",
       "Unknown field",
     ],
     [

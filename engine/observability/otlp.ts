@@ -64,7 +64,7 @@ export interface TelemetryInput {
   json: string;
   /**
    * The call a log line of trace `traceId` (and span `spanId`) was written in
-   * (`Engine.callOfTrace`): the telemetry socket is not the worker's
+   * (`callOfTrace`): the telemetry socket is not the worker's
    * connection, and its `service.name` is the SDK's (`iii-node`), so a log
    * that names no function is placed by its trace.
    */

@@ -203,6 +203,8 @@ export class SupervisedWorker {
   async #prepare(signal: AbortSignal): Promise<LoadedManifest | undefined> {
     const { log, cacheDir, env } = this.#options;
     this.#state = "installing";
+    // Set again below when this start installs or finds its install cached.
+    this.#installLog = null;
     let loaded: LoadedManifest;
     try {
       loaded = await loadManifest(this.folder);

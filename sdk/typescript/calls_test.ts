@@ -23,6 +23,13 @@ Deno.test("an inbound invokefunction is answered with an invocationresult", asyn
     worker.registerFunction("demo::thrown", (value) => {
       throw value;
     });
+    worker.registerFunction("demo::unreadable", () => {
+      throw Object.defineProperty(new Error("x"), "message", {
+        get() {
+          throw new Error("getter");
+        },
+      });
+    });
     await conn.waitFor((f) => f.type === "registerfunction" && f.id === "demo::string");
 
     await t.step("result, with metadata, context and the traceparent echoed", async () => {
@@ -73,6 +80,15 @@ Deno.test("an inbound invokefunction is answered with an invocationresult", asyn
         const { error } = await conn.invoke("demo::thrown", thrown);
         assert.deepEqual(error, expected, JSON.stringify(thrown));
       }
+    });
+    await t.step("an error that throws when read still answers its caller", async () => {
+      const { error } = await conn.invoke("demo::unreadable", {});
+      assert.deepEqual(error, {
+        code: "invocation_failed",
+        message: "Error (reading the thrown value raised Error)",
+      });
+      // The worker is still alive and answering.
+      assert.deepEqual((await conn.invoke("demo::void", {})).error, undefined);
     });
     await t.step("an unknown function gives function_not_found", async () => {
       const { error } = await conn.invoke("does::not::exist", {});

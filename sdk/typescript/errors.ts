@@ -99,17 +99,31 @@ export function isErrorBody(value: unknown): value is ErrorBody {
 /**
  * The `ErrorBody` a handler's thrown value is reported as: its own string
  * `code` when it has one (an `Error` or a plain object), else
- * `invocation_failed`; the message (a plain object without one as JSON); and
- * the stack for `Error` objects.
+ * `invocation_failed`; the message (an `Error` without one by its name, a
+ * plain object without one as JSON); and the stack for `Error` objects.
+ * Never throws: a value that throws when read (a getter, a `Proxy`) is
+ * described by its type.
  */
 export function toErrorBody(thrown: unknown): ErrorBody {
+  try {
+    return readThrown(thrown);
+  } catch (err) {
+    // The caller must get an answer even then: throwing here would leave it waiting.
+    return {
+      code: "invocation_failed",
+      message: `${typeName(thrown)} (reading the thrown value raised ${typeName(err)})`,
+    };
+  }
+}
+
+function readThrown(thrown: unknown): ErrorBody {
   if (thrown instanceof Error) {
     const code = ownCode(thrown, "invocation_failed");
     const remote = thrown instanceof EngineError ? thrown.stacktrace : undefined;
     const stacktrace = remote ?? thrown.stack;
-    return stacktrace === undefined
-      ? { code, message: thrown.message }
-      : { code, message: thrown.message, stacktrace };
+    // "invocation_failed: " alone tells the caller nothing; the name at least says what failed.
+    const message = String(thrown.message) || String(thrown.name) || "Error";
+    return typeof stacktrace === "string" ? { code, message, stacktrace } : { code, message };
   }
   if (isErrorBody(thrown)) {
     const { code, message, stacktrace } = thrown;
@@ -124,6 +138,18 @@ export function toErrorBody(thrown: unknown): ErrorBody {
     };
   }
   return { code: "invocation_failed", message: String(thrown) };
+}
+
+/** `Error`, `TypeError`, `Object`, `string`, …: what `value` is, without reading more of it. */
+function typeName(value: unknown): string {
+  if (typeof value !== "object" || value === null) return value === null ? "null" : typeof value;
+  try {
+    const name = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)
+      ?.constructor?.name;
+    return typeof name === "string" && name !== "" ? name : "object";
+  } catch {
+    return "object"; // a Proxy whose getPrototypeOf trap throws
+  }
 }
 
 /** The `code` a thrown value carries when it is a non-empty string, else `fallback`. */

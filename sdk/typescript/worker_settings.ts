@@ -9,6 +9,7 @@
 
 import { type ConnectionSettings, DEFAULT_RECONNECT } from "./connection.ts";
 import { hostName, processId, readEnv } from "./env.ts";
+import { buildRequest } from "./websocket/handshake.ts";
 import type { WorkerOptions } from "./types.ts";
 
 export interface WorkerSettings {
@@ -18,17 +19,35 @@ export interface WorkerSettings {
   connection: ConnectionSettings;
 }
 
-/** Throws a `TypeError` naming `url` unless it is a ws:// or wss:// URL. */
+/**
+ * Throws a `TypeError` naming `url` unless it is a ws:// or wss:// URL, and one
+ * naming the header (and `ENGINE_TOKEN` when the token came from there) when a
+ * header cannot go on the upgrade request: these fail at once rather than on
+ * every reconnect attempt, forever.
+ */
 export function workerSettings(url: string, options: WorkerOptions): WorkerSettings {
-  const target = new URL(url);
+  const from = url === readEnv("ENGINE_URL") ? " (from ENGINE_URL)" : "";
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new TypeError(`Invalid engine URL "${url}"${from}: expected a ws:// or wss:// URL`);
+  }
   if (target.protocol !== "ws:" && target.protocol !== "wss:") {
-    throw new TypeError(`Invalid engine URL "${url}": expected a ws:// or wss:// URL`);
+    throw new TypeError(`Invalid engine URL "${url}"${from}: expected a ws:// or wss:// URL`);
   }
   const headers = { ...options.headers };
   const token = options.token ?? readEnv("ENGINE_TOKEN");
   if (token && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
+    if (/[\r\n\0]/.test(token)) {
+      const source = options.token === undefined ? "ENGINE_TOKEN" : 'Option "token"';
+      throw new TypeError(
+        `${source} cannot be sent as a bearer token: it holds a line break or NUL (a trailing newline from a file?)`,
+      );
+    }
     headers["Authorization"] = `Bearer ${token}`;
   }
+  buildRequest(target, "", headers); // throws a TypeError naming a header it cannot send
   return {
     name: options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ??
       `${hostName() ?? "worker"}:${processId()}`,

@@ -131,6 +131,58 @@ Deno.test("registerWorker() counts an empty ENGINE_URL or ENGINE_TOKEN as unset"
   }
 });
 
+Deno.test("registerWorker() refuses a URL or token it could never connect with, naming its source", () => {
+  const cases: [string, Record<string, string>, string | undefined, object, RegExp][] = [
+    [
+      "a URL that does not parse",
+      { ENGINE_URL: " " },
+      undefined,
+      {},
+      /^Invalid engine URL " " \(from ENGINE_URL\): expected a ws:\/\/ or wss:\/\/ URL$/,
+    ],
+    [
+      "a port out of range",
+      {},
+      "ws://127.0.0.1:99999",
+      {},
+      /^Invalid engine URL "ws:\/\/127\.0\.0\.1:99999": expected/,
+    ],
+    [
+      "an ENGINE_TOKEN read from a file with its newline",
+      { ENGINE_TOKEN: "s3cret\n" },
+      "ws://127.0.0.1:1",
+      {},
+      /^ENGINE_TOKEN cannot be sent as a bearer token: it holds a line break/,
+    ],
+    [
+      "a token option with a line break",
+      {},
+      "ws://127.0.0.1:1",
+      { token: "a\r\nX-Evil: 1" },
+      /^Option "token" cannot be sent/,
+    ],
+    [
+      "a header with a line break",
+      {},
+      "ws://127.0.0.1:1",
+      { headers: { "x-team": "a\nb" } },
+      /^Invalid value for header "x-team": line breaks/,
+    ],
+  ];
+  for (const [what, env, url, options, message] of cases) {
+    for (const [name, value] of Object.entries(env)) Deno.env.set(name, value);
+    try {
+      assert.throws(() => registerWorker(url, { ...FAST, ...options }), (err: Error) => {
+        assert.ok(err instanceof TypeError, what);
+        assert.match(err.message, message, what);
+        return true;
+      });
+    } finally {
+      for (const name of Object.keys(env)) Deno.env.delete(name);
+    }
+  }
+});
+
 Deno.test("a provided trigger type answers the engine's registertrigger and unregistertrigger", async () => {
   const seen: string[] = [];
   await withWorker(async ({ worker, conn }) => {

@@ -43,7 +43,7 @@ export interface StoreWorkerOptions<S> {
  * runs once however often it is asked: the parts stop, then the store closes.
  */
 export async function startStoreWorker<S extends { close(): unknown }>(
-  api: Pick<EngineApi, "baseDir" | "log">,
+  api: Pick<EngineApi, "baseDir" | "log" | "whenIdle">,
   options: StoreWorkerOptions<S>,
 ): Promise<RunningWorker> {
   const { config } = options;
@@ -63,6 +63,9 @@ export async function startStoreWorker<S extends { close(): unknown }>(
     stop() {
       stopped ??= (async () => {
         await parts.stop();
+        // Its functions are unregistered: the calls they still run finish before the store
+        // closes under them (a restart for a config reload would fail them otherwise).
+        await api.whenIdle();
         await store.close();
       })();
       return stopped;

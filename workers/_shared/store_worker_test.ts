@@ -7,10 +7,22 @@ function fakeStore(steps: string[]) {
   return { close: () => void steps.push("store closed") };
 }
 
+/** What the worker asks of the engine, noting in `steps` when it waits for its handlers. */
+function fakeApi(steps: string[], log = recordingLog().log) {
+  return {
+    baseDir: "/srv/app",
+    log,
+    whenIdle: () => {
+      steps.push("handlers idle");
+      return Promise.resolve();
+    },
+  };
+}
+
 Deno.test("startStoreWorker() logs the start with the store's place and describes it first", async () => {
   const steps: string[] = [];
   const { log, infos } = recordingLog();
-  const worker = await startStoreWorker({ baseDir: "/srv/app", log }, {
+  const worker = await startStoreWorker(fakeApi(steps, log), {
     label: "Things",
     config: {
       adapter: "redis",
@@ -30,12 +42,17 @@ Deno.test("startStoreWorker() logs the start with the store's place and describe
   ]]);
   assert.deepEqual(worker.describe?.(), { adapter: "redis", url: "redis://:***@cache:6379", n: 2 });
   await worker.stop();
-  assert.deepEqual(steps, ["opened in /srv/app", "parts stopped", "store closed"]);
+  assert.deepEqual(steps, [
+    "opened in /srv/app",
+    "parts stopped",
+    "handlers idle",
+    "store closed",
+  ]);
 });
 
 Deno.test("startStoreWorker() stops once however often it is asked, the store last", async () => {
   const steps: string[] = [];
-  const worker = await startStoreWorker({ baseDir: "/srv/app", log: recordingLog().log }, {
+  const worker = await startStoreWorker(fakeApi(steps), {
     label: "Things",
     config: { adapter: "memory", path: "x.db", synchronous: "normal", url: "redis://h" },
     open: () => Promise.resolve(fakeStore(steps)),
@@ -51,14 +68,14 @@ Deno.test("startStoreWorker() stops once however often it is asked, the store la
   assert.equal(worker.stop(), first);
   await first;
   await worker.stop();
-  assert.deepEqual(steps, ["parts stopped", "store closed"]);
+  assert.deepEqual(steps, ["parts stopped", "handlers idle", "store closed"]);
   assert.deepEqual(worker.describe?.(), { adapter: "memory" });
 });
 
 Deno.test("startStoreWorker() closes the store when the set-up fails, and logs no start", async () => {
   const steps: string[] = [];
   const { log, infos } = recordingLog();
-  const starting = startStoreWorker({ baseDir: "/srv/app", log }, {
+  const starting = startStoreWorker(fakeApi(steps, log), {
     label: "Things",
     config: { adapter: "sqlite", path: "x.db", synchronous: "normal", url: "redis://h" },
     open: () => Promise.resolve(fakeStore(steps)),

@@ -6,6 +6,7 @@
  */
 import type { CallOptions, LogEntry, Logger, SpanRecord } from "../../engine/api.ts";
 import { CallError } from "../../engine/api.ts";
+import { functionNotFound, invocationTimeout } from "../../engine/protocol/errors.ts";
 import { type HttpConfig, parseHttpConfig } from "./config.ts";
 import { configuredApp } from "./mod.ts";
 import { routeOf } from "./triggers.ts";
@@ -92,12 +93,10 @@ export function testApp(options: {
         calls.push({ functionId: id, payload, options: callOptions });
         const fn = functions[id];
         if (!fn) {
-          throw new CallError({
-            code: "function_not_found",
-            message: `Function ${id} not found`,
-          });
+          throw new CallError(functionNotFound(id));
         }
         return await withTimeout(
+          id,
           Promise.resolve(fn(payload, callOptions)),
           callOptions.timeoutMs,
         );
@@ -110,18 +109,16 @@ export function testApp(options: {
 }
 
 /** Fails `promise` with `invocation_timeout` after `ms`, as the engine's call does. */
-async function withTimeout<T>(promise: Promise<T>, ms: number | undefined): Promise<T> {
+async function withTimeout<T>(
+  functionId: string,
+  promise: Promise<T>,
+  ms: number | undefined,
+): Promise<T> {
   if (ms === undefined) return await promise;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () =>
-        reject(
-          new CallError({
-            code: "invocation_timeout",
-            message: `Invocation timed out after ${ms} ms`,
-          }),
-        ),
+      () => reject(new CallError(invocationTimeout(functionId, ms))),
       ms,
     );
   });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { callFunction, type CallRequest, type Invoker, requestAborted } from "./calls.ts";
+import { CallError } from "../../engine/api.ts";
 import { HttpError } from "./errors.ts";
 import { RequestScope } from "./scope.ts";
 
@@ -61,4 +62,53 @@ Deno.test("callFunction() with a scope that already timed out does not call, and
     return true;
   });
   assert.deepEqual(called, []);
+});
+
+Deno.test("callFunction() blames the engine's failure of the call on the call, and a failure passed on from a nested call on the function", async () => {
+  const scope = () =>
+    new RequestScope(performance.now() + 60_000, new AbortController().signal, TRACE);
+  const failing = (code: string, message: string): Invoker => ({
+    hasFunction: () => true,
+    call: () => Promise.reject(new CallError({ code, message })),
+  });
+  const cases: [string, string, number, string][] = [
+    // The engine's own failures of the call to orders::get.
+    ["function_not_found", "Function orders::get not found", 503, "FUNCTION_UNAVAILABLE"],
+    [
+      "function_not_found",
+      'Function orders::get not found on worker "w"',
+      503,
+      "FUNCTION_UNAVAILABLE",
+    ],
+    [
+      "invocation_timeout",
+      "Invocation of orders::get timed out after 10ms",
+      504,
+      "REQUEST_TIMEOUT",
+    ],
+    ["invocation_stopped", "Invocation of orders::get stopped: gone", 502, "invocation_stopped"],
+    ["overloaded", 'Cannot call orders::get: worker "w" is not reading', 503, "overloaded"],
+    // orders::get answered: with the failure of a call it made to another function.
+    ["function_not_found", "Function orders::lookup not found", 500, "function_not_found"],
+    [
+      "invocation_timeout",
+      "Invocation of orders::lookup timed out after 10ms",
+      500,
+      "invocation_timeout",
+    ],
+    ["invocation_stopped", "Invocation of orders::lookup stopped: gone", 500, "invocation_stopped"],
+    ["overloaded", 'Cannot call orders::lookup: worker "w" is not reading', 500, "overloaded"],
+    // A prefix of another id is another id.
+    ["function_not_found", "Function orders::get_all not found", 500, "function_not_found"],
+  ];
+  for (const [code, message, status, replyCode] of cases) {
+    await assert.rejects(
+      callFunction(failing(code, message), scope(), HANDLER),
+      (error: unknown) => {
+        assert.ok(error instanceof HttpError, message);
+        assert.deepEqual([error.status, error.code], [status, replyCode], message);
+        return true;
+      },
+    );
+  }
 });

@@ -46,6 +46,17 @@ const Cors = z.strictObject({
   allowed_origins: z.array(Origin).default([]),
   /** Empty means every method in {@link HTTP_METHODS}. */
   allowed_methods: z.array(Method).default([]),
+  /** `true`: browsers may send cookies and credentials from the allowed origins, and read the replies. */
+  allow_credentials: z.boolean().optional(),
+}).superRefine((cors, ctx) => {
+  if (cors.allow_credentials === true && cors.allowed_origins.includes("*")) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["allow_credentials"],
+      message: 'allow_credentials cannot be used with allowed_origins "*" ' +
+        "(every site could then act with its visitors' cookies): list the origins instead",
+    });
+  }
 });
 
 /** One global middleware, run before every route's condition and handler. */

@@ -64,6 +64,12 @@ Deno.test("parseHttpConfig() names the field of every mistake", () => {
       /Unsupported HTTP method "FETCH"/,
     ],
     [{ cors: { allowed_origin: [] } }, "cors", /allowed_origin/],
+    [
+      { cors: { allowed_origins: ["localhost", "*"], allow_credentials: true } },
+      "cors.allow_credentials",
+      /allow_credentials cannot be used with allowed_origins "\*".*list the origins instead/,
+    ],
+    [{ cors: { allow_credentials: "yes" } }, "cors.allow_credentials", /boolean/],
     [{ middleware: [{ function_id: "a::b", priorty: 1 }] }, "middleware.0", /priorty/],
     [
       { middleware: [{ function_id: "a::b", phase: "onRequest" }] },

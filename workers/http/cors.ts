@@ -1,7 +1,9 @@
 /**
  * CORS by `cors.allowed_origins` and `cors.allowed_methods`. Only a real
  * preflight (an `OPTIONS` with `Origin` and `Access-Control-Request-Method`)
- * is answered here; any other `OPTIONS` is routed like every method. The
+ * is answered here; any other `OPTIONS` is routed like every method. With
+ * `cors.allow_credentials`, the allowed origins (never `*`) are also told
+ * they may send cookies (`Access-Control-Allow-Credentials: true`). The
  * server does not enforce CORS (browsers do): a request from an origin that
  * is not allowed is still served, its reply just carries no allow headers.
  *
@@ -17,9 +19,11 @@ export class Cors {
   readonly #exact: ReadonlySet<string>;
   readonly #hosts: ReadonlySet<string>;
   readonly #methods: string;
+  readonly #credentials: boolean;
 
   constructor(config: CorsConfig) {
     this.#any = config.allowed_origins.includes("*");
+    this.#credentials = config.allow_credentials === true;
     this.#exact = new Set(config.allowed_origins.filter((o) => o.includes("://")));
     this.#hosts = new Set(config.allowed_origins.filter((o) => o !== "*" && !o.includes("://")));
     const methods = config.allowed_methods.length > 0 ? config.allowed_methods : HTTP_METHODS;
@@ -45,7 +49,10 @@ export class Cors {
       return;
     }
     headers.append("vary", "Origin");
-    if (this.allows(origin)) headers.set("access-control-allow-origin", origin);
+    if (this.allows(origin)) {
+      headers.set("access-control-allow-origin", origin);
+      if (this.#credentials) headers.set("access-control-allow-credentials", "true");
+    }
   }
 
   /** The answer to a preflight request. */
@@ -60,6 +67,7 @@ export class Cors {
       const asked = request.headers.get("access-control-request-headers");
       if (asked) headers.set("access-control-allow-headers", asked);
       headers.set("access-control-max-age", MAX_AGE);
+      if (this.#credentials) headers.set("access-control-allow-credentials", "true");
     }
     return new Response(null, { status: 204, headers });
   }

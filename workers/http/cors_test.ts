@@ -2,9 +2,15 @@ import assert from "node:assert/strict";
 import { Cors, hostnameOf, isPreflight } from "./cors.ts";
 import { parseHttpConfig } from "./config.ts";
 
-function cors(origins: string[], methods: string[] = []): Cors {
+function cors(origins: string[], methods: string[] = [], credentials?: boolean): Cors {
   return new Cors(
-    parseHttpConfig({ cors: { allowed_origins: origins, allowed_methods: methods } }).cors!,
+    parseHttpConfig({
+      cors: {
+        allowed_origins: origins,
+        allowed_methods: methods,
+        ...(credentials === undefined ? {} : { allow_credentials: credentials }),
+      },
+    }).cors!,
   );
 }
 
@@ -93,4 +99,32 @@ Deno.test("hostnameOf() reads the host of an origin", () => {
   assert.equal(hostnameOf("http://LocalHost:80"), "localhost");
   assert.equal(hostnameOf("https://[::1]:8443"), "[::1]");
   assert.equal(hostnameOf("null"), undefined);
+});
+
+Deno.test("Cors with allow_credentials tells an allowed origin, and only it, that it may send cookies", () => {
+  const preflightFrom = (origin: string) =>
+    new Request("http://x/a", {
+      method: "OPTIONS",
+      headers: { origin, "access-control-request-method": "POST" },
+    });
+  const cases: [string[], boolean | undefined, string, string | null, string | null][] = [
+    // origins, allow_credentials, Origin, allow-origin, allow-credentials
+    [["localhost"], true, "http://localhost:5173", "http://localhost:5173", "true"],
+    [["https://app.test"], true, "https://app.test", "https://app.test", "true"],
+    [["localhost"], true, "http://evil.test", null, null],
+    [["localhost"], false, "http://localhost:5173", "http://localhost:5173", null],
+    [["localhost"], undefined, "http://localhost:5173", "http://localhost:5173", null],
+    [["*"], undefined, "http://evil.test", "*", null],
+  ];
+  for (const [origins, credentials, origin, allowOrigin, allowCredentials] of cases) {
+    const what = `${origins} ${credentials} ${origin}`;
+    const c = cors(origins, [], credentials);
+    const headers = new Headers();
+    c.decorate(headers, origin);
+    const preflight = c.preflight(preflightFrom(origin)).headers;
+    for (const h of [headers, preflight]) {
+      assert.equal(h.get("access-control-allow-origin"), allowOrigin, what);
+      assert.equal(h.get("access-control-allow-credentials"), allowCredentials, what);
+    }
+  }
 });

@@ -17,6 +17,7 @@ import type { Invoker } from "./calls.ts";
 import {
   DEFAULT_CONFIG,
   type HttpConfig,
+  HttpConfigSchema,
   type MiddlewareEntry,
   parseHttpConfig,
 } from "./config.ts";
@@ -42,6 +43,7 @@ export const httpWorker: BuiltinWorker<HttpConfig> = {
   name: "engine-http",
   description: "Serves an HTTP endpoint for each registered http trigger",
   parseConfig: parseHttpConfig,
+  configSchema: HttpConfigSchema,
   defaultConfig: DEFAULT_CONFIG,
   start: startHttpWorker,
 };
@@ -57,12 +59,17 @@ export function startHttpWorker(
   config: HttpConfig,
 ): Promise<RunningWorker & { describe(): HttpWorkerStatus }> {
   const routes = new LiveRoutes();
-  const { app, limiter, stopping } = configuredApp(config, {
-    routes,
-    invoker: api,
-    log: api.log,
-    recordSpan: (span) => api.recordSpan(span),
-  });
+  const build = (config: HttpConfig, limiter?: Limiter) =>
+    configuredApp(config, {
+      routes,
+      invoker: api,
+      log: api.log,
+      recordSpan: (span) => api.recordSpan(span),
+      ...(limiter ? { limiter } : {}),
+    });
+  /** The app new requests reach; a config change swaps it, requests in progress keep theirs. */
+  let current = build(config);
+  const stoppings = [current.stopping];
 
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
@@ -70,7 +77,7 @@ export function startHttpWorker(
       hostname: config.host,
       port: config.port,
       onListen: () => {},
-      handler: (request) => app.fetch(request),
+      handler: (request) => current.app.fetch(request),
     });
   } catch (e) {
     const reason = e instanceof Deno.errors.AddrInUse
@@ -100,8 +107,21 @@ export function startHttpWorker(
         new Promise((resolve) => timer = setTimeout(resolve, stopGraceMs(config))),
       ]);
       clearTimeout(timer);
-      stopping.abort(new DOMException("The HTTP worker is stopping", "AbortError"));
+      for (const stopping of stoppings) {
+        stopping.abort(new DOMException("The HTTP worker is stopping", "AbortError"));
+      }
       await drained;
+    },
+    reconfigure(next) {
+      const changed = next as HttpConfig;
+      // Another address needs another listener: a restart.
+      if (changed.host !== config.host || changed.port !== config.port) return false;
+      // The same limit keeps its slots: requests in progress and waiting still count.
+      const same = changed.concurrency_request_limit === config.concurrency_request_limit;
+      config = changed;
+      current = build(config, same ? current.limiter : undefined);
+      stoppings.push(current.stopping);
+      return true;
     },
     describe: () => ({
       host: config.host,
@@ -111,8 +131,8 @@ export function startHttpWorker(
         path: r.pattern,
         function_id: r.functionId,
       })),
-      in_flight: limiter.active,
-      waiting: limiter.waiting,
+      in_flight: current.limiter.active,
+      waiting: current.limiter.waiting,
     }),
   });
 }
@@ -129,9 +149,11 @@ export function configuredApp(
     invoker: Invoker;
     log: Logger;
     recordSpan?: (span: SpanRecord) => void;
+    /** The concurrency slots to use, when they carry on from an app this one replaces. */
+    limiter?: Limiter;
   },
 ): { app: Hono; limiter: Limiter; stopping: AbortController } {
-  const limiter = new Limiter(config.concurrency_request_limit);
+  const limiter = parts.limiter ?? new Limiter(config.concurrency_request_limit);
   const stopping = new AbortController();
   const app = createApp({
     matcher: () => parts.routes.matcher(),

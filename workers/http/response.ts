@@ -5,8 +5,9 @@
  * - `status_code`: an integer from 200 to 599; 200 when absent.
  * - An object with none of the three fields (`{price: 5}`) is refused, not
  *   sent as an empty 200: it was almost always meant as the body.
- * - `headers`: a map of name to string, or a list of `"Name: value"` lines
- *   (the reference's form, which can repeat a name such as `Set-Cookie`).
+ * - `headers`: a map of name to string (or to a list of strings, which
+ *   repeats the header: `{"set-cookie": ["a=1", "b=2"]}`), or a list of
+ *   `"Name: value"` lines (the reference's form, which can repeat a name too).
  * - `body`: sent as JSON (`application/json` unless the function set a
  *   content type); a string with the function's own content type is sent as
  *   is, and `null` with its own content type is sent empty. No body, no bytes.
@@ -83,11 +84,16 @@ function fillHeaders(headers: Headers, raw: unknown): string | undefined {
     return `expected a map or a list of "Name: value" lines, got ${describe(raw)}`;
   }
   for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-      return `header ${JSON.stringify(name)} has ${describe(value)}, not a string`;
+    // A list repeats the header, as Node's `res.setHeader("Set-Cookie", [...])` does.
+    const values = Array.isArray(value) ? value : [value];
+    for (const [i, one] of values.entries()) {
+      if (typeof one !== "string" && typeof one !== "number" && typeof one !== "boolean") {
+        const what = Array.isArray(value) ? `a list holding ${describe(one)}` : describe(one);
+        return `header ${JSON.stringify(name)} has ${what}, not a string`;
+      }
+      const problem = addHeader(headers, name, String(one), i === 0);
+      if (problem !== undefined) return problem;
     }
-    const problem = addHeader(headers, name, String(value), true);
-    if (problem !== undefined) return problem;
   }
   return undefined;
 }

@@ -102,3 +102,29 @@ Deno.test("toHttpResponse() gives each response headers of its own", () => {
   assert.ok(third.kind === "ok");
   assert.deepEqual([...third.response.headers], [["content-type", "application/json"]]);
 });
+
+Deno.test("toHttpResponse() repeats a header whose map value is a list (Set-Cookie)", () => {
+  const cases: [Record<string, unknown>, string[], Record<string, string>][] = [
+    [
+      { "Set-Cookie": ["sid=1; Path=/; HttpOnly", "theme=dark"] },
+      ["sid=1; Path=/; HttpOnly", "theme=dark"],
+      {},
+    ],
+    [{ "set-cookie": ["only=1"], "x-n": [1, 2] }, ["only=1"], { "x-n": "1, 2" }],
+    [{ "set-cookie": [] }, [], {}],
+  ];
+  for (const [headers, cookies, others] of cases) {
+    const outcome = toHttpResponse({ status_code: 200, headers, body: { ok: true } });
+    assert.equal(outcome.kind, "ok", JSON.stringify(headers));
+    if (outcome.kind !== "ok") continue;
+    assert.deepEqual(outcome.response.headers.getSetCookie(), cookies);
+    for (const [name, v] of Object.entries(others)) {
+      assert.equal(outcome.response.headers.get(name), v);
+    }
+  }
+  const nested = toHttpResponse({ headers: { "set-cookie": ["a=1", { b: 2 }] } });
+  assert.deepEqual(nested, {
+    kind: "invalid",
+    reason: 'returned invalid headers: header "set-cookie" has a list holding a map, not a string',
+  });
+});

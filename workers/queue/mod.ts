@@ -24,7 +24,13 @@ import { registerFunctions } from "../_shared/functions.ts";
 import { startStoreWorker } from "../_shared/store_worker.ts";
 import { openStore } from "./adapters/open.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import { defaultConfig, parseConfig, type QueueConfig, settingsOf } from "./config.ts";
+import {
+  defaultConfig,
+  parseConfig,
+  type QueueConfig,
+  QueueConfigSchema,
+  settingsOf,
+} from "./config.ts";
 import { Counters } from "./counters.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { createQueueFunctions } from "./functions.ts";
@@ -37,6 +43,7 @@ export const queueWorker: BuiltinWorker<QueueConfig> = {
   name: "engine-queue",
   description: "Durable queues for TriggerAction.Enqueue, with retries and dead letters",
   parseConfig,
+  configSchema: QueueConfigSchema,
   defaultConfig,
   start: (api, config) => startQueueWorker(api, config),
 };

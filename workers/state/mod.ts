@@ -18,7 +18,7 @@ import type { BuiltinWorker, EngineApi, RunningWorker } from "../../engine/api.t
 import { registerFunctions } from "../_shared/functions.ts";
 import { startStoreWorker } from "../_shared/store_worker.ts";
 import { openStore } from "./adapters/open.ts";
-import { defaultConfig, parseConfig, type StateConfig } from "./config.ts";
+import { defaultConfig, parseConfig, type StateConfig, StateConfigSchema } from "./config.ts";
 import { createStateFunctions } from "./functions.ts";
 import { StateTriggers } from "./triggers.ts";
 
@@ -30,6 +30,7 @@ export const stateWorker: BuiltinWorker<StateConfig> = {
   name: "engine-state",
   description: "Scoped key-value state (state::*) with change triggers",
   parseConfig,
+  configSchema: StateConfigSchema,
   defaultConfig,
   start: startStateWorker,
 };

@@ -1,5 +1,5 @@
 // Logs: the engine's one log, live, with filters; a trace id leads to its trace.
-import { api, badge, dataView, errorBox, fill, h, time } from "../ui.js";
+import { api, badge, dataView, errorBox, fill, h, longText, time } from "../ui.js";
 
 export const title = "Logs";
 
@@ -120,7 +120,7 @@ export function mount(root, ctx) {
       h(
         "td",
         { class: "msg" },
-        e.message,
+        longText(e.message),
         dataView(e.data),
       ),
       h(

@@ -1,5 +1,17 @@
 // Traces: recent traces; one opens as a waterfall of its spans, with its logs.
-import { api, badge, dataView, duration, errorBox, fill, h, json, throttle, time } from "../ui.js";
+import {
+  api,
+  badge,
+  dataView,
+  duration,
+  errorBox,
+  fill,
+  h,
+  json,
+  longText,
+  throttle,
+  time,
+} from "../ui.js";
 
 export const title = "Traces";
 
@@ -104,7 +116,7 @@ function mountTrace(root, traceId) {
               h(
                 "td",
                 { class: "msg" },
-                e.message,
+                longText(e.message),
                 dataView(e.data),
               ),
             )

@@ -3,9 +3,9 @@ import { api, badge, duration, errorBox, fill, h, json, parseJson, short } from 
 
 export const title = "Triggers";
 
-export function mount(root) {
+export function mount(root, ctx) {
   const tabs = h("div", { class: "tabs" });
-  const internal = h("input", { type: "checkbox" });
+  const internal = h("input", { type: "checkbox", checked: ctx.query.get("internal") === "1" });
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   const form = h("div");
   fill(
@@ -17,7 +17,14 @@ export function mount(root) {
     form,
   );
   let data = { triggers: [], types: [] };
-  let tab = "all";
+  // The type shown and "show internal" live in the URL (?type=&internal=1): a reload keeps them.
+  let tab = ctx.query.get("type") ?? "all";
+  const remember = () => {
+    const q = new URLSearchParams();
+    if (tab !== "all") q.set("type", tab);
+    if (internal.checked) q.set("internal", "1");
+    history.replaceState({}, "", `/triggers${q.size ? `?${q}` : ""}`);
+  };
 
   const draw = () => {
     const counts = {};
@@ -29,7 +36,15 @@ export function mount(root) {
       [["all", triggers.length], ...types.map((t) => [t, counts[t] ?? 0])].map(([id, n]) =>
         h(
           "button",
-          { class: tab === id ? "on" : "", onclick: () => ((tab = id), draw()) },
+          {
+            class: tab === id ? "on" : "",
+            "data-type": id,
+            onclick: () => {
+              tab = id;
+              remember();
+              draw();
+            },
+          },
           `${id} (${n})`,
         )
       ),
@@ -88,7 +103,10 @@ export function mount(root) {
       fill(list, errorBox(e));
     }
   };
-  internal.onchange = draw;
+  internal.onchange = () => {
+    remember();
+    draw();
+  };
   load();
   return {
     onEvent(name, event) {

@@ -1,10 +1,11 @@
 // Workers: who is connected, what they provide, and how busy they are; supervised
 // workers (started from the config file) also with status, restarts and recent output.
-import { api, badge, duration, errorBox, fill, h, since, throttle, time } from "../ui.js";
+import { api, badge, duration, errorBox, fill, h, since, throttle, tick, time } from "../ui.js";
 
 export const title = "Workers";
 
 const TAIL = 8;
+const COLUMNS = ["Name", "Runtime", "SDK", "PID", "Connected", "Functions", "In flight", "Status"];
 
 export function mount(root) {
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -15,6 +16,13 @@ export function mount(root) {
     list,
   );
   let rows = [];
+  // Function lists the operator opened stay open when the table is drawn again (it is, on
+  // every change and every queue snapshot), by worker name.
+  const opened = new Set();
+  // Where the operator scrolled each worker's output, by name: at the end (no entry) it
+  // follows new lines; scrolled up it stays put across redraws, which come with every
+  // change and queue snapshot.
+  const scrolled = new Map();
 
   const load = async () => {
     try {
@@ -30,23 +38,44 @@ export function mount(root) {
       fill(list, h("div", { class: "empty" }, "No workers connected"));
       return;
     }
+    for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
+      const name = pre.closest("tr").dataset.output;
+      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 2;
+      // Not scrolled up since the last draw (a narrower window may have moved the end).
+      const following = !scrolled.has(name) && pre.scrollTop >= pre.drawnTop;
+      if (atEnd || following) scrolled.delete(name);
+      else scrolled.set(name, pre.scrollTop);
+    }
     fill(
       list,
       h(
         "table",
-        { "data-testid": "workers" },
+        { class: "workers", "data-testid": "workers" },
         h(
-          "tr",
+          "thead",
           {},
-          ["Name", "Runtime", "SDK", "PID", "Connected", "Functions", "In flight", "Status"].map((
-            c,
-          ) => h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)),
+          h(
+            "tr",
+            {},
+            COLUMNS.map((c) =>
+              h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)
+            ),
+          ),
         ),
-        rows.map(workerRows),
+        h("tbody", {}, rows.map((w) => workerRows(w, opened))),
       ),
     );
+    for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
+      // The newest lines are the ones that tell why it stopped: show the end, unless the
+      // operator scrolled up to read.
+      pre.scrollTop = scrolled.get(pre.closest("tr").dataset.output) ?? pre.scrollHeight;
+      pre.drawnTop = pre.scrollTop;
+    }
   };
   const refresh = throttle(load, 400);
+  // A supervised worker can print thousands of lines a second: its tail is drawn a few
+  // times a second, not once per line (once per line froze the tab for tens of seconds).
+  const redraw = throttle(draw, 250);
   load();
   return {
     onEvent(name, data) {
@@ -56,7 +85,7 @@ export function mount(root) {
         if (!row) return;
         row.tail.push(data.message);
         if (row.tail.length > TAIL) row.tail.splice(0, row.tail.length - TAIL);
-        draw();
+        redraw();
         refresh(); // a supervised worker's lines often mean a change of status
       }
     },
@@ -95,7 +124,7 @@ function merge(workers, supervised) {
   return rows.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name));
 }
 
-function workerRows(w) {
+function workerRows(w, opened) {
   const fns = w.functions ?? [];
   const status = w.status ?? "connected";
   const main = h(
@@ -115,11 +144,9 @@ function workerRows(w) {
     ),
     h("td", {}, w.sdk ?? "–"),
     h("td", { class: "num mono" }, w.pid ?? "–"),
-    h(
-      "td",
-      { title: w.connected_at_ms ? time(w.connected_at_ms) : "" },
-      w.connected_at_ms ? since(w.connected_at_ms) : "not connected",
-    ),
+    w.connected_at_ms
+      ? tick("td", { title: time(w.connected_at_ms) }, () => since(w.connected_at_ms))
+      : h("td", {}, "not connected"),
     h(
       "td",
       {},
@@ -127,7 +154,13 @@ function workerRows(w) {
       fns.length
         ? h(
           "details",
-          {},
+          {
+            open: opened.has(w.name),
+            ontoggle: (e) => {
+              if (e.target.open) opened.add(w.name);
+              else opened.delete(w.name);
+            },
+          },
           h("summary", { class: "muted small" }, "list"),
           h("div", { class: "mono small" }, fns.map((f) => h("div", {}, f))),
         )
@@ -142,11 +175,11 @@ function workerRows(w) {
       w.supervisor ? h("div", { class: "muted small" }, `restarts: ${w.restarts}`) : null,
     ),
   );
+  // A narrow window stacks the cells, each named by its column (style.css).
+  [...main.children].forEach((td, i) => td.setAttribute("data-label", COLUMNS[i]));
   if (!w.supervisor) return main;
   const facts = supervisionFacts(w.supervisor);
   const output = h("pre", { class: "output" }, w.tail.length ? w.tail.join("\n") : "(none yet)");
-  // The newest lines are the ones that tell why it stopped: show the end.
-  queueMicrotask(() => (output.scrollTop = output.scrollHeight));
   return [
     main,
     h(
@@ -159,7 +192,11 @@ function workerRows(w) {
           ? h(
             "div",
             { class: "small", "data-testid": "supervision" },
-            facts.map((f) => h("div", f.attrs, f.text)),
+            facts.map((f) =>
+              typeof f.text === "function"
+                ? tick("div", f.attrs, f.text)
+                : h("div", f.attrs, f.text)
+            ),
           )
           : null,
         h("div", { class: "muted small" }, "Recent output"),
@@ -169,8 +206,11 @@ function workerRows(w) {
   ];
 }
 
-/** Why a supervised worker is not running, and what happens next, in words. */
-export function supervisionFacts(s, now = Date.now()) {
+/**
+ * Why a supervised worker is not running, and what happens next, in words; a text that
+ * depends on the time is a function of now, kept current while shown.
+ */
+export function supervisionFacts(s) {
   const facts = [];
   if (s.error) facts.push({ attrs: { class: "error-text" }, text: s.error });
   if (s.crash_loop) {
@@ -184,14 +224,19 @@ export function supervisionFacts(s, now = Date.now()) {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
     facts.push({
       attrs: { class: exit.code === 0 && !exit.signal ? "muted" : "error-text" },
-      text: `Last exit: ${how} after ${duration(exit.uptime_ms)} of running, ${since(exit.at_ms)}`,
+      text: () =>
+        `Last exit: ${how} after ${duration(exit.uptime_ms)} of running, ${since(exit.at_ms)}`,
     });
   }
   if (s.next_start_at_ms) {
-    const wait = Math.max(0, s.next_start_at_ms - now);
+    const at = s.next_start_at_ms;
     facts.push({
       attrs: { class: "muted" },
-      text: `Restarting in ${duration(wait)} (at ${time(s.next_start_at_ms)})`,
+      // Counts down while the page is open; past zero the restart is due (or under way).
+      text: (now) =>
+        at > now
+          ? `Restarting in ${Math.ceil((at - now) / 1000)} s (at ${time(at)})`
+          : `Restarting now (due at ${time(at)})`,
     });
   }
   if (s.install_log && s.error) {

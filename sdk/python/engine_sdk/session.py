@@ -41,6 +41,8 @@ class Session:
         self._metadata = metadata
         self._calls = PendingCalls()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._handling: set[asyncio.Task[Any]] = set()  # inbound calls being answered
+        self._draining = False  # shutting down: running calls finish, new ones are refused
         self._closed = False
         self.worker_id: str | None = None
         self.reattach_token: str | None = None
@@ -150,10 +152,15 @@ class Session:
             ),
         )
 
-    async def close(self) -> None:
-        """Fails outstanding calls, stops running handlers and closes the socket."""
-        self._closed = True
+    async def close(self, drain_s: float = 0.0) -> None:
+        """Fails outstanding calls, gives running handlers up to ``drain_s`` seconds to
+        answer (new calls are refused with code ``shutdown`` meanwhile), then stops
+        the rest and closes the socket."""
+        self._draining = True
         self._calls.fail_all("shutdown", lambda fn: f"Invocation of {fn} stopped: the worker is shutting down")
+        if self._handling and drain_s > 0:
+            await asyncio.wait(set(self._handling), timeout=drain_s)
+        self._closed = True
         # Triggers being served stop with the worker (their timers, threads, ...).
         try:
             await asyncio.wait_for(self._provider.release(), RELEASE_AT_SHUTDOWN_S)
@@ -172,7 +179,10 @@ class Session:
         if kind == "invocationresult":
             self._calls.settle(frame)
         elif kind == "invokefunction":
-            self._spawn(self._invoke(frame))
+            if self._draining:
+                self._refuse(frame)
+            else:
+                self._handling.add(self._spawn(self._invoke(frame)))
         elif kind == "registertrigger" and isinstance(frame.get("id"), str):
             self._spawn(self._answer_trigger(frame, self._opened))
         elif kind == "unregistertrigger" and isinstance(frame.get("id"), str):
@@ -199,10 +209,19 @@ class Session:
         elif kind == "ping":
             self.conn.send({"type": "pong"})
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._handling.discard)
+        return task
+
+    def _refuse(self, frame: dict[str, Any]) -> None:
+        """Answers a call that arrives while the worker shuts down."""
+        invocation_id, function_id = frame.get("invocation_id"), frame.get("function_id")
+        if isinstance(invocation_id, str) and isinstance(function_id, str):
+            body = {"code": "shutdown", "message": "Worker is shutting down"}
+            self.send_queued(result_frame(invocation_id, function_id, None, error=body))
 
     async def _answer_trigger(self, frame: dict[str, Any], opened: int) -> None:
         answer = await self._provider.register(frame)

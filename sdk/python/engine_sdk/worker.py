@@ -342,17 +342,21 @@ class Worker:
 
     # Lifecycle -----------------------------------------------------------------
 
-    def run_forever(self) -> None:
-        """Blocks until SIGINT (Ctrl-C) or SIGTERM, or until :meth:`shutdown`, then shuts down.
+    def run_forever(self, *, drain_timeout: float = 5.0) -> None:
+        """Blocks until SIGINT (Ctrl-C) or SIGTERM, or until :meth:`shutdown`, then shuts
+        down: handlers already running get up to ``drain_timeout`` seconds to answer.
 
         The usual last line of a worker script.
         """
         wait_until_stopped(self._stopped)
-        self.shutdown()
+        self.shutdown(drain_timeout=drain_timeout)
 
-    def shutdown(self, timeout: float = 5.0) -> None:
-        """Closes the connection (code 1000) and stops the worker. Outstanding
-        calls fail with ``EngineError`` code ``shutdown``. Safe to call twice."""
+    def shutdown(self, timeout: float = 5.0, *, drain_timeout: float = 5.0) -> None:
+        """Stops the worker: calls it is waiting for fail with ``EngineError`` code
+        ``shutdown``; handlers already running get up to ``drain_timeout`` seconds
+        to finish and answer their callers (calls arriving meanwhile are answered
+        with code ``shutdown``); then the connection closes (code 1000). Blocks up to
+        ``drain_timeout + timeout`` seconds. Safe to call twice."""
         with self._close_lock:
             if self._closing:
                 first = False
@@ -360,14 +364,17 @@ class Worker:
                 self._closing = first = True
         if threading.current_thread() is self._thread:
             if first:
-                self._closer = self._loop.create_task(self._close_on_loop())  # keep a reference
+                self._closer = self._loop.create_task(self._close_on_loop(drain_timeout))  # keep a reference
             return
         if first:
             try:
-                asyncio.run_coroutine_threadsafe(self._close_on_loop(), self._loop)
+                asyncio.run_coroutine_threadsafe(self._close_on_loop(drain_timeout), self._loop)
             except RuntimeError:
                 pass
-        self._thread.join(timeout)
+        scope = current_scope()
+        if scope is not None and scope.worker is self:
+            return  # a handler stopping its own worker: the drain waits for it, so it must not wait here
+        self._thread.join(drain_timeout + timeout)
 
     def __enter__(self) -> Worker:
         return self
@@ -375,9 +382,9 @@ class Worker:
     def __exit__(self, *exc: object) -> None:
         self.shutdown()
 
-    async def _close_on_loop(self) -> None:
+    async def _close_on_loop(self, drain_s: float) -> None:
         try:
-            await self._session.close()
+            await self._session.close(drain_s)
         finally:
             self._loop.stop()
 

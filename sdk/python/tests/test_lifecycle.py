@@ -69,7 +69,9 @@ class LifecycleTest(support.WorkerTestCase):
     def run_script(self, tail: str) -> tuple[subprocess.Popen[str], object]:
         engine = self.start_engine()
         source = SCRIPT.format(sdk_root=support.SDK_ROOT, url=engine.url, tail=tail)
-        proc = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([sys.executable, "-c", source], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.stdin.close())  # type: ignore[union-attr]
         self.addCleanup(lambda: proc.poll() is None and proc.kill())
         self.addCleanup(lambda: (proc.stdout.close(), proc.stderr.close()))  # type: ignore[union-attr]
         self.assertEqual(proc.stdout.readline(), "ready\n")  # type: ignore[union-attr]
@@ -126,7 +128,7 @@ class LifecycleTest(support.WorkerTestCase):
                 print("handling", flush=True)
                 threading.Event().wait()
             worker.register_function("script::hang", hang)
-            worker.run_forever()
+            worker.run_forever(drain_timeout=0.2)
             """
         )
         proc, peer = self.run_script(tail)
@@ -136,6 +138,39 @@ class LifecycleTest(support.WorkerTestCase):
                    "function_id": "script::hang", "data": {}})
         self.assertEqual(proc.stdout.readline(), "handling\n")  # type: ignore[union-attr]
         proc.send_signal(signal.SIGTERM)
+        self.assert_clean_exit(proc, peer)
+
+    def test_sigterm_lets_running_handlers_answer_and_refuses_new_calls(self) -> None:
+        # A rolling restart stops workers with SIGTERM: the calls they are running must still
+        # reach their callers (as the TypeScript SDK's shutdown() drains them), not be cut off.
+        tail = textwrap.dedent(
+            """
+            def slow(payload):
+                print("handling", flush=True)
+                sys.stdin.readline()  # until the test lets it finish
+                return "done"
+            worker.register_function("script::slow", slow)
+            worker.run_forever()
+            """
+        )
+        proc, peer = self.run_script(tail)
+        self.assertEqual(peer.next_of("registerfunction")["id"], "script::slow")  # type: ignore[attr-defined]
+        self.wait_for_sigterm_handler(proc.pid)
+        peer.send({"type": "invokefunction", "invocation_id": "aaaaaaaa-0000-4000-8000-000000000001",  # type: ignore[attr-defined]
+                   "function_id": "script::slow", "data": {}})
+        self.assertEqual(proc.stdout.readline(), "handling\n")  # type: ignore[union-attr]
+        proc.send_signal(signal.SIGTERM)
+        # A call that arrives while the worker drains is refused at once, not left to time out.
+        peer.send({"type": "invokefunction", "invocation_id": "aaaaaaaa-0000-4000-8000-000000000002",  # type: ignore[attr-defined]
+                   "function_id": "script::ping", "data": {}})
+        refused = peer.next_of("invocationresult")  # type: ignore[attr-defined]
+        self.assertEqual(refused["invocation_id"], "aaaaaaaa-0000-4000-8000-000000000002")
+        self.assertEqual(refused["error"], {"code": "shutdown", "message": "Worker is shutting down"})
+        proc.stdin.write("go\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        answered = peer.next_of("invocationresult")  # type: ignore[attr-defined]
+        self.assertEqual((answered["invocation_id"], answered.get("result")),
+                         ("aaaaaaaa-0000-4000-8000-000000000001", "done"))
         self.assert_clean_exit(proc, peer)
 
     def test_a_script_that_calls_a_function_and_ends_closes_its_connection(self) -> None:

@@ -95,7 +95,11 @@ export function buildRequest(url: URL, key: string, headers: Record<string, stri
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       throw new TypeError(`Invalid header name: "${name}"`);
     }
-    if (/[\r\n\0]/.test(value)) throw new TypeError(`Invalid value for header "${name}"`);
+    if (/[\r\n\0]/.test(value)) {
+      throw new TypeError(
+        `Invalid value for header "${name}": line breaks and NUL are not allowed`,
+      );
+    }
     if (reserved.has(name.toLowerCase())) {
       throw new TypeError(
         `Header "${name}" is set by the WebSocket client and cannot be overridden`,

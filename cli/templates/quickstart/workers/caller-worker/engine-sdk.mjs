@@ -336,7 +336,9 @@ function buildRequest(url, key, headers = {}) {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       throw new TypeError(`Invalid header name: "${name}"`);
     }
-    if (/[\r\n\0]/.test(value)) throw new TypeError(`Invalid value for header "${name}"`);
+    if (/[\r\n\0]/.test(value)) {
+      throw new TypeError(`Invalid value for header "${name}": line breaks and NUL are not allowed`);
+    }
     if (reserved.has(name.toLowerCase())) {
       throw new TypeError(`Header "${name}" is set by the WebSocket client and cannot be overridden`);
     }
@@ -1094,17 +1096,28 @@ function isErrorBody(value) {
   return typeof v.code === "string" && typeof v.message === "string" && (v.stacktrace === void 0 || v.stacktrace === null || typeof v.stacktrace === "string");
 }
 function toErrorBody(thrown) {
+  try {
+    return readThrown(thrown);
+  } catch (err) {
+    return {
+      code: "invocation_failed",
+      message: `${typeName(thrown)} (reading the thrown value raised ${typeName(err)})`
+    };
+  }
+}
+function readThrown(thrown) {
   if (thrown instanceof Error) {
     const code = ownCode(thrown, "invocation_failed");
     const remote = thrown instanceof EngineError ? thrown.stacktrace : void 0;
     const stacktrace = remote ?? thrown.stack;
-    return stacktrace === void 0 ? {
+    const message = String(thrown.message) || String(thrown.name) || "Error";
+    return typeof stacktrace === "string" ? {
       code,
-      message: thrown.message
+      message,
+      stacktrace
     } : {
       code,
-      message: thrown.message,
-      stacktrace
+      message
     };
   }
   if (isErrorBody(thrown)) {
@@ -1129,6 +1142,15 @@ function toErrorBody(thrown) {
     code: "invocation_failed",
     message: String(thrown)
   };
+}
+function typeName(value) {
+  if (typeof value !== "object" || value === null) return value === null ? "null" : typeof value;
+  try {
+    const name = Object.getPrototypeOf(value)?.constructor?.name;
+    return typeof name === "string" && name !== "" ? name : "object";
+  } catch {
+    return "object";
+  }
 }
 function ownCode(thrown, fallback) {
   const code = thrown?.code;
@@ -1644,17 +1666,28 @@ var Registrations = class {
 
 // sdk/typescript/worker_settings.ts
 function workerSettings(url, options) {
-  const target = new URL(url);
+  const from = url === readEnv("ENGINE_URL") ? " (from ENGINE_URL)" : "";
+  let target;
+  try {
+    target = new URL(url);
+  } catch {
+    throw new TypeError(`Invalid engine URL "${url}"${from}: expected a ws:// or wss:// URL`);
+  }
   if (target.protocol !== "ws:" && target.protocol !== "wss:") {
-    throw new TypeError(`Invalid engine URL "${url}": expected a ws:// or wss:// URL`);
+    throw new TypeError(`Invalid engine URL "${url}"${from}: expected a ws:// or wss:// URL`);
   }
   const headers = {
     ...options.headers
   };
   const token = options.token ?? readEnv("ENGINE_TOKEN");
   if (token && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
+    if (/[\r\n\0]/.test(token)) {
+      const source = options.token === void 0 ? "ENGINE_TOKEN" : 'Option "token"';
+      throw new TypeError(`${source} cannot be sent as a bearer token: it holds a line break or NUL (a trailing newline from a file?)`);
+    }
     headers["Authorization"] = `Bearer ${token}`;
   }
+  buildRequest(target, "", headers);
   return {
     name: options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ?? `${hostName() ?? "worker"}:${processId()}`,
     invocationTimeoutMs: options.invocationTimeoutMs ?? 3e4,

@@ -1,0 +1,189 @@
+// A durable queue's dead letters on the Queues page: the newest ones with their function,
+// attempts, last error and payload (as text, cut when long), and redrive / discard of one
+// or all, each after a confirmation. The panel is built once per queue and kept across the
+// page's redraws, so a confirmation or an opened payload survives the next snapshot.
+import { api, errorBox, fill, h, json, longText, since, tick, time } from "../ui.js";
+
+const PAGE = 20;
+
+/** The panel of `queue`; `changed()` after an action, to refresh the page's counts. */
+export function deadLetterPanel(queue, changed) {
+  const path = `/queues/${encodeURIComponent(queue)}`;
+  let limit = PAGE;
+  let shownAt = 0;
+  let loading = false;
+  let again = false;
+  const head = h("div", { class: "muted small", "data-testid": "dl-summary" }, "Loading…");
+  const confirmBox = h("div", { "data-testid": "dl-confirm", hidden: true });
+  const outcome = h("div", { "data-testid": "dl-outcome" });
+  const list = h("div", { class: "dl-list", "data-testid": "dl-list" });
+  const more = h("div");
+  const redriveAll = h("button", { class: "plain", type: "button" }, "Redrive all");
+  const discardAll = h("button", { class: "danger", type: "button" }, "Discard all");
+  const el = h(
+    "div",
+    { class: "dl-panel", "data-dead-letters": queue },
+    h("div", { class: "row" }, h("div", { class: "grow" }, head), redriveAll, discardAll),
+    confirmBox,
+    outcome,
+    list,
+    more,
+  );
+
+  /** Asks before `run`; `what` says what will happen, `label` is the button's. */
+  const confirm = (what, label, kind, run) => {
+    const yes = h("button", { class: kind, type: "button", "data-testid": "dl-yes" }, label);
+    const no = h("button", { class: "plain", type: "button" }, "Cancel");
+    no.onclick = () => (confirmBox.hidden = true);
+    yes.onclick = async () => {
+      yes.disabled = no.disabled = true;
+      try {
+        fill(outcome, h("div", { class: "result ok" }, await run()));
+      } catch (e) {
+        fill(outcome, errorBox(e));
+      } finally {
+        confirmBox.hidden = true;
+        changed();
+        load();
+      }
+    };
+    fill(confirmBox, h("div", { class: "confirm" }, h("span", {}, what), " ", yes, " ", no));
+    confirmBox.hidden = false;
+    // Asked from a letter far down the list: bring the question into view.
+    confirmBox.scrollIntoView({ block: "nearest" });
+    yes.focus();
+  };
+  const plural = (n, one) => `${n.toLocaleString("en-US")} ${one}${n === 1 ? "" : "s"}`;
+  const post = (action, body) => api(`${path}/${action}`, { method: "POST", body });
+
+  redriveAll.onclick = () =>
+    confirm(
+      `Redrive every dead letter of ${queue}? They go back to the queue and are delivered again.`,
+      "Redrive all",
+      "",
+      async () => {
+        const r = await post("redrive", { all: true });
+        return `Redrove ${plural(r.redriven, "dead letter")} of ${queue}: back in the queue`;
+      },
+    );
+  discardAll.onclick = () => {
+    // Only the letters that had failed when the operator confirmed: later ones are kept.
+    const before = shownAt;
+    confirm(
+      `Discard every dead letter of ${queue} that failed by ${time(before)}? ` +
+        "They are deleted for good.",
+      "Discard all",
+      "danger",
+      async () => {
+        const r = await post("discard", { all: true, failed_before_ms: before });
+        return `Discarded ${plural(r.discarded, "dead letter")} of ${queue}`;
+      },
+    );
+  };
+
+  const item = (d) => {
+    const error = d.last_error;
+    const redrive = h("button", { class: "plain small-btn", type: "button" }, "Redrive");
+    const discard = h("button", { class: "danger small-btn", type: "button" }, "Discard");
+    const name = `${d.id} (${d.function_id})`;
+    redrive.onclick = () =>
+      confirm(`Redrive dead letter ${name}?`, "Redrive", "", async () => {
+        await post("redrive", { id: d.id });
+        return `Redrove dead letter ${d.id}: back in the queue`;
+      });
+    discard.onclick = () =>
+      confirm(
+        `Discard dead letter ${name}? It is deleted for good.`,
+        "Discard",
+        "danger",
+        async () => {
+          await post("discard", { id: d.id });
+          return `Discarded dead letter ${d.id}`;
+        },
+      );
+    return h(
+      "div",
+      { class: "dead-letter", "data-id": d.id },
+      h(
+        "div",
+        { class: "row dl-head" },
+        h("span", { class: "mono" }, d.function_id),
+        tick(
+          "span",
+          { class: "muted small", title: time(d.failed_at_ms) },
+          () => `failed ${since(d.failed_at_ms)}`,
+        ),
+        h("span", { class: "muted small" }, `after ${plural(d.attempts, "attempt")}`),
+        h("span", { class: "mono muted small dl-id", title: "id" }, d.id),
+        redrive,
+        discard,
+      ),
+      h(
+        "pre",
+        { class: "error-text", "data-testid": "dl-error" },
+        error ? longText(`${error.code}: ${error.message}`) : "(no error recorded)",
+      ),
+      error?.stacktrace
+        ? h(
+          "details",
+          {},
+          h("summary", { class: "muted small" }, "stack"),
+          h("pre", { class: "stack" }, error.stacktrace),
+        )
+        : null,
+      h("div", { class: "muted small" }, "Payload"),
+      h("pre", { class: "dl-data", "data-testid": "dl-data" }, longText(json(d.data))),
+    );
+  };
+
+  const load = () => {
+    // One read at a time; a change meanwhile reads again once it is done.
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    api(`${path}/dead-letters?limit=${limit}`).then((r) => {
+      shownAt = Date.now();
+      const n = r.dead_letters.length;
+      fill(
+        head,
+        r.total === 0 ? "No dead letters" : `${plural(r.total, "dead letter")}` +
+          (n < r.total ? `; the newest ${n} shown` : "") + ", newest first",
+      );
+      redriveAll.disabled = discardAll.disabled = r.total === 0;
+      fill(list, r.dead_letters.map(item));
+      const unseen = r.total - r.listed;
+      fill(
+        more,
+        n < r.listed
+          ? h("button", {
+            class: "plain",
+            type: "button",
+            "data-testid": "dl-more",
+            onclick: () => {
+              limit += PAGE * 5;
+              load();
+            },
+          }, "Show more")
+          : null,
+        unseen > 0
+          ? h(
+            "p",
+            { class: "muted small" },
+            `The queue worker lists at most ${r.listed.toLocaleString("en-US")} dead letters, ` +
+              `the oldest first: the ${plural(unseen, "newest failure")} cannot be listed here.`,
+          )
+          : null,
+      );
+    }, (e) => fill(list, errorBox(e))).finally(() => {
+      loading = false;
+      if (again) {
+        again = false;
+        load();
+      }
+    });
+  };
+  load();
+  return { el, load };
+}
