@@ -148,17 +148,23 @@ Deno.test("a replica that stops reading: its calls go to the other replica inste
     await waitForFunctions(caller, ["img::resize"]);
     // Big calls fill the stalled replica's backlog while it is the only one.
     const big = "y".repeat(256 * 1024);
+    let failedEarly = 0;
     const filling = Promise.all(
-      Array.from({ length: 60 }, () => caller.call("img::resize", { big })),
+      Array.from(
+        { length: 60 },
+        () => caller.call("img::resize", { big }).finally(() => failedEarly++),
+      ),
     );
     filling.catch(() => {}); // awaited below; the connection may close first when a check fails
-    const stalledPeer = [...engine.engine.workers.values()].find((w) =>
+    const stalledWorker = [...engine.engine.workers.values()].find((w) =>
       engine.engine.functions.ofOwner(w.id).includes("img::resize")
-    )!.peer;
+    )!;
+    // Every big call has reached the engine: stuck in the stalled replica, or failed at once.
     await eventually(
       () =>
-        stalledPeer.overloaded,
-      "the stalled replica's backlog to fill",
+        stalledWorker.peer.overloaded &&
+        failedEarly + engine.engine.invocations.inFlight(stalledWorker.id) === 60,
+      "the stalled replica's backlog to fill with the 60 big calls",
       5000,
     );
     let served = 0;
