@@ -77,8 +77,14 @@ try {
   const worker = procs.use(
     spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: engine.url }),
   );
+  // The same engine with its opt-in native WebSocket server.
+  const native = procs.use(await startEngine({ env: { ENGINE_TRANSPORT: "native" } }));
+  const nativeWorker = procs.use(
+    spawn(["run", "--allow-all", "bench/echo_worker.ts"], { ENGINE_URL: native.url }),
+  );
   await responder.waitFor(/^ready$/);
   await worker.waitFor(/^ready$/);
+  await nativeWorker.waitFor(/^ready$/);
   for (let r = 0; r < rounds; r++) {
     for (const size of sizes) {
       const sizeEnv = { ...env, BENCH_BYTES: String(size) };
@@ -89,6 +95,15 @@ try {
       add(
         `engine:${size}`,
         await measure(["engine", engine.url, "bench::echo"], engine.engine, worker, sizeEnv),
+      );
+      add(
+        `native:${size}`,
+        await measure(
+          ["engine", native.url, "bench::echo"],
+          native.engine,
+          nativeWorker,
+          sizeEnv,
+        ),
       );
     }
   }
@@ -110,6 +125,8 @@ const cpuRows: string[] = [];
 const budgets: string[] = [];
 const verdict = (ok: boolean) => ok ? "met" : "**missed**";
 const rows: string[] = [];
+const nativeRows: string[] = [];
+const nativeCpu: string[] = [];
 for (const size of sizes) {
   const n = med(`nats:${size}`);
   const e = med(`engine:${size}`);
@@ -124,6 +141,18 @@ for (const size of sizes) {
     `| ${label} | 64 in flight, calls/s | ${fmtRate(n.rate)} | ${fmtRate(e.rate)} | ${
       ratio(e.rate, n.rate)
     } | ≥ 1.50× | ${verdict(e.rate >= 1.5 * n.rate)} |`,
+  );
+  const x = med(`native:${size}`);
+  nativeRows.push(
+    `| ${label} | sequential p50 | ${fmtMs(n.p50)} | ${fmtMs(x.p50)} | ${
+      ratio(x.p50, n.p50)
+    } | ≤ 0.70× | ${verdict(x.p50 <= 0.7 * n.p50)} |`,
+    `| ${label} | 64 in flight, calls/s | ${fmtRate(n.rate)} | ${fmtRate(x.rate)} | ${
+      ratio(x.rate, n.rate)
+    } | ≥ 1.50× | ${verdict(x.rate >= 1.5 * n.rate)} |`,
+  );
+  nativeCpu.push(
+    `${label}: engine ${us(x.cpu[0])}, echo worker ${us(x.cpu[1])}, caller ${us(x.cpu[2])}`,
   );
   const sum = (f: Figures) => f.cpu[0] + f.cpu[1] + f.cpu[2];
   cpuRows.push(
@@ -172,6 +201,15 @@ bound by the busiest single process and by the sum.
 ${cpuRows.join("\n")}
 
 ${budgets.join("\n")}
+
+With \`ENGINE_TRANSPORT=native\` (the engine's own RFC 6455 server over \`Deno.listen\`, opt-in; the
+same engine, measured in the same rounds; NATS's figures repeated):
+
+| payload | measure | NATS | engine, native | engine / NATS | target | |
+|---|---|---|---|---|---|---|
+${nativeRows.join("\n")}
+
+CPU time per call, native: ${nativeCpu.join("; ")}.
 `;
 await writeSection(values.out!, "compare", markdown);
 console.log(markdown);

@@ -74,8 +74,9 @@ async function client(args: string[], env: Record<string, string> = {}): Promise
 }
 
 /** The engine with engine-state (SQLite in its temp folder) and the workers of `extraConfig`. */
-function startEngine(extraConfig = ""): Promise<EngineProc> {
+function startEngine(extraConfig = "", env: Record<string, string> = {}): Promise<EngineProc> {
   return startEngineIn({
+    env,
     workersYaml: (dir) =>
       `  - name: engine-state\n    config:\n      adapter: sqlite\n      path: ${dir}/state.db\n${extraConfig}`,
   });
@@ -124,7 +125,19 @@ if (only.has("core") || only.has("state")) {
       [engine.child.pid, worker.child.pid],
     );
     const routed = routedRun.result;
-    if (direct) {
+    // The same call through the opt-in native transport, in the same run.
+    const nativeRun = direct === undefined ? undefined : await (async () => {
+      await using native = await startEngine("", { ENGINE_TRANSPORT: "native" });
+      await using nativeWorker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], {
+        ENGINE_URL: native.url,
+      });
+      await nativeWorker.waitFor(/^ready$/);
+      return await clientWithCpu(
+        ["engine", native.url, "bench::echo"],
+        [native.engine.child.pid, nativeWorker.child.pid],
+      );
+    })();
+    if (direct && nativeRun) {
       const base = direct.result;
       // The sweep runs on its own: its large payloads would swamp the CPU figures above.
       const sweepOnly = { BENCH_SECONDS: "0" };
@@ -147,6 +160,11 @@ if (only.has("core") || only.has("state")) {
         `| 64 in flight, calls/s | ${fmtRate(base.conc!.perSecond)} | ${
           fmtRate(routed.conc!.perSecond)
         } | ${ratio(routed.conc!.perSecond, base.conc!.perSecond)} |`,
+        `| 64 in flight, calls/s, \`ENGINE_TRANSPORT=native\` | ${
+          fmtRate(base.conc!.perSecond)
+        } | ${fmtRate(nativeRun.result.conc!.perSecond)} | ${
+          ratio(nativeRun.result.conc!.perSecond, base.conc!.perSecond)
+        } |`,
       ];
       const sweepRows = Object.keys(routedSweep).map((size) => {
         const e = baseSweep[size]!;
@@ -161,6 +179,11 @@ if (only.has("core") || only.has("state")) {
           "64 in flight ≥ 0.35× echo",
           routed.conc!.perSecond >= 0.35 * base.conc!.perSecond,
           ratio(routed.conc!.perSecond, base.conc!.perSecond),
+        ),
+        checkRow(
+          "64 in flight ≥ 0.35× echo, `ENGINE_TRANSPORT=native` (opt-in)",
+          nativeRun.result.conc!.perSecond >= 0.35 * base.conc!.perSecond,
+          ratio(nativeRun.result.conc!.perSecond, base.conc!.perSecond),
         ),
       ];
       const worst = Object.entries(routedSweep).filter(([s]) => Number(s) < 1048576).map(([, v]) =>
@@ -195,6 +218,11 @@ if (only.has("core") || only.has("state")) {
             }) +
             " The echo server receives and sends one message per call on the same transport " +
             "(`Deno.serve` and `Deno.upgradeWebSocket`); the engine receives and sends two." +
+            "\n\nWith `ENGINE_TRANSPORT=native` (the engine's own RFC 6455 server over " +
+            "`Deno.listen`, opt-in), CPU time per call at 64 in flight: engine " +
+            `${nativeRun.cpuUs[0]!.toFixed(1)} µs, answering worker ${
+              nativeRun.cpuUs[1]!.toFixed(1)
+            } µs, caller ${nativeRun.cpuUs[2]!.toFixed(1)} µs.` +
             "\n\n### Payload sweep (p50 / p99)\n\n| payload | direct echo | through the engine |\n|---|---|---|\n" +
             sweepRows.join("\n"),
           checks,
