@@ -14,18 +14,28 @@ import { writeLocalWorker } from "../support/local_worker.ts";
 
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
 
-/** A long line (it wraps, so eight of them overflow the output box) every 150 ms. */
+/** A long line every 150 ms: eight of them overflow the output box at any window width. */
 const DRIP = `let i = 0;
 setInterval(() => {
-  console.log(\`drip line \${i++} \${"of steady output that wraps in the box ".repeat(4)}\`);
+  console.log(\`drip line \${i++} \${"of steady output that wraps in the box ".repeat(12)}\`);
 }, 150);
 `;
 
 const OUTPUT = "tr[data-output=drip] pre.output";
 
+/**
+ * Runs `body` on the output box inside the page, in one go: the table is redrawn with every
+ * line, so a box found by one call may be gone (detached, 0 px high) by the next.
+ */
+async function onOutput<T>(page: Page, body: string): Promise<T> {
+  return await page.evaluate(
+    `((el) => (${body}))(document.querySelector(${JSON.stringify(OUTPUT)}))`,
+  ) as T;
+}
+
 /** The number of the last line in the output box. */
 async function lastLine(page: Page): Promise<number> {
-  const text = await page.locator(OUTPUT).textContent() ?? "";
+  const text = await onOutput<string>(page, "el?.textContent ?? ''");
   const numbers = [...text.matchAll(/drip line (\d+)/g)].map((m) => Number(m[1]));
   return numbers.at(-1) ?? -1;
 }
@@ -40,12 +50,13 @@ async function waitForLines(page: Page, more: number): Promise<void> {
   );
 }
 
+const AT_END = "el.scrollTop + el.clientHeight >= el.scrollHeight - 2";
+
 async function scrollState(page: Page) {
-  return await page.locator(OUTPUT).evaluate((el) => ({
-    top: el.scrollTop,
-    atEnd: el.scrollTop + el.clientHeight >= el.scrollHeight - 2,
-    overflows: el.scrollHeight > el.clientHeight,
-  }));
+  return await onOutput<{ top: number; atEnd: boolean; overflows: boolean }>(
+    page,
+    `{ top: el.scrollTop, atEnd: ${AT_END}, overflows: el.scrollHeight > el.clientHeight }`,
+  );
 }
 
 Deno.test({
@@ -87,7 +98,7 @@ workers:
         const before = await scrollState(page);
         assert.ok(before.overflows, "eight wrapped lines overflow the box");
         assert.ok(before.atEnd, "the box opens at its newest line");
-        await page.locator(OUTPUT).evaluate((el) => (el.scrollTop = 0));
+        await onOutput(page, "el.scrollTop = 0");
         await waitForLines(page, 4); // several redraws of the table meanwhile
         const after = await scrollState(page);
         assert.equal(after.top, 0, "the box was scrolled back down");
@@ -95,7 +106,7 @@ workers:
       });
 
       await t.step("output at its end follows the new lines", async () => {
-        await page.locator(OUTPUT).evaluate((el) => (el.scrollTop = el.scrollHeight));
+        await onOutput(page, "el.scrollTop = el.scrollHeight");
         await waitForLines(page, 4);
         assert.ok((await scrollState(page)).atEnd, "the box shows its newest line");
       });
@@ -112,13 +123,27 @@ workers:
           client: el.clientWidth,
         }));
         assert.ok(table.scroll <= table.client, `the table scrolls: ${JSON.stringify(table)}`);
-        const status = page.locator("tr[data-worker=drip] td[data-label=Status] .badge");
-        const box = await status.boundingBox();
-        assert.ok(box, "the status badge is shown");
-        assert.ok(box.x >= 0 && box.x + box.width <= 420, `the status is at ${box.x}`);
-        assert.match(await status.innerText(), /running/);
-        const output = await page.locator(OUTPUT).boundingBox();
-        assert.ok(output && output.x + output.width <= 420, "the output fits the width");
+        // Measured in one go: the table is redrawn with every line, so an element found by one
+        // call may be gone by the next.
+        const placed = await page.evaluate(`(() => {
+          const rect = (selector) => {
+            const el = document.querySelector(selector);
+            if (!el) return null;
+            const r = el.getBoundingClientRect();
+            return { x: r.x, right: r.right, text: el.textContent };
+          };
+          return {
+            status: rect("tr[data-worker=drip] td[data-label=Status] .badge"),
+            output: rect(${JSON.stringify(OUTPUT)}),
+          };
+        })()`) as Record<"status" | "output", { x: number; right: number; text: string } | null>;
+        assert.ok(placed.status, "the status badge is shown");
+        assert.ok(
+          placed.status.x >= 0 && placed.status.right <= 420,
+          `the status is at ${placed.status.x}`,
+        );
+        assert.match(placed.status.text, /running/);
+        assert.ok(placed.output && placed.output.right <= 420, "the output fits the width");
         await page.screenshot({ path: `${ARTIFACTS}workers-narrow.png`, fullPage: true });
       });
     } finally {

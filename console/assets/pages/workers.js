@@ -39,11 +39,12 @@ export function mount(root) {
       return;
     }
     for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
+      // Only the operator's own scrolling changes where a box stays: its end can move between
+      // draws without them (a column's text changes, the window narrows), which says nothing.
+      if (pre.scrollTop === pre.drawnTop) continue;
       const name = pre.closest("tr").dataset.output;
       const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 2;
-      // Not scrolled up since the last draw (a narrower window may have moved the end).
-      const following = !scrolled.has(name) && pre.scrollTop >= pre.drawnTop;
-      if (atEnd || following) scrolled.delete(name);
+      if (atEnd) scrolled.delete(name);
       else scrolled.set(name, pre.scrollTop);
     }
     fill(
@@ -71,6 +72,17 @@ export function mount(root) {
       pre.scrollTop = scrolled.get(pre.closest("tr").dataset.output) ?? pre.scrollHeight;
       pre.drawnTop = pre.scrollTop;
     }
+    // The end may move once the new table is laid out for good: a box that follows its output
+    // goes there again, unless the operator scrolled it meanwhile.
+    requestAnimationFrame(() => {
+      for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
+        if (scrolled.has(pre.closest("tr").dataset.output) || pre.scrollTop !== pre.drawnTop) {
+          continue;
+        }
+        pre.scrollTop = pre.scrollHeight;
+        pre.drawnTop = pre.scrollTop;
+      }
+    });
   };
   const refresh = throttle(load, 400);
   // A supervised worker can print thousands of lines a second: its tail is drawn a few
