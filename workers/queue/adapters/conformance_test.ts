@@ -44,6 +44,23 @@ function message(id: string, overrides: Partial<NewMessage> = {}): NewMessage {
   };
 }
 
+/** Makes dead letters of queue "jobs" that failed at the given times. */
+async function buried(store: QueueStore, letters: [id: string, failedAt: number][]) {
+  for (const [id] of letters) await store.enqueue(message(id));
+  const claimed = await store.claim("jobs", T0, letters.length, T0 + 100);
+  assert.equal(claimed.length, letters.length);
+  for (const [id, failedAt] of letters) {
+    const lease = claimed.find((m) => m.id === id)!.lease;
+    assert.equal(
+      await store.bury("jobs", id, lease, { attempts: 1, lastError: ERROR, failedAt }),
+      true,
+    );
+  }
+}
+
+/** Ids whose code point order differs from JavaScript's `<` (UTF-16 units): "\uff61" < "\u{1f600}". */
+const TIED = ["B", "a", "\u00e9", "\uff61", "\u{1f600}"];
+
 const cases: Record<string, Case> = {
   "enqueue() stores a message that claim() hands out with its payload and metadata": async (
     backend,
@@ -296,6 +313,81 @@ const cases: Record<string, Case> = {
       ["a", "c"],
     );
     assert.equal(await store.redrive("jobs", undefined, T0 + 30), 0);
+  },
+
+  "deadLetters() lists by failure time then id, newest first on request, in pages after a cursor":
+    async (backend, stores) => {
+      const store = await opened(backend, stores);
+      // Five letters failed in the same millisecond, inserted out of order; one before, one after.
+      await buried(store, [
+        ["z-last", T0 + 50],
+        ...[3, 0, 4, 2, 1].map((i) => [TIED[i]!, T0 + 20] as [string, number]),
+        ["0-first", T0 + 10],
+      ]);
+      const order = ["0-first", ...TIED, "z-last"];
+      const ids = async (limit: number, page?: Parameters<QueueStore["deadLetters"]>[2]) =>
+        (await store.deadLetters("jobs", limit, page)).map((d) => d.id);
+      assert.deepEqual(await ids(100), order);
+      assert.deepEqual(await ids(100, { newestFirst: false }), order);
+      assert.deepEqual(await ids(100, { newestFirst: true }), order.slice().reverse());
+      assert.deepEqual(await ids(3, { newestFirst: true }), ["z-last", TIED[4], TIED[3]]);
+      // Paging by the last letter of each page visits every letter once, either way.
+      for (const newestFirst of [false, true]) {
+        const seen: string[] = [];
+        let after: { failedAt: number; id: string } | undefined;
+        while (true) {
+          const page = await store.deadLetters("jobs", 2, {
+            newestFirst,
+            ...(after === undefined ? {} : { after }),
+          });
+          if (page.length === 0) break;
+          seen.push(...page.map((d) => d.id));
+          const last = page.at(-1)!;
+          after = { failedAt: last.failedAt, id: last.id };
+        }
+        assert.deepEqual(seen, newestFirst ? order.slice().reverse() : order, `${newestFirst}`);
+      }
+      // A cursor at a letter no longer there, or between letters, still marks a place.
+      assert.equal(await store.discard("jobs", TIED[2]!), true);
+      const at = { failedAt: T0 + 20, id: TIED[2]! };
+      assert.deepEqual(await ids(2, { after: at }), [TIED[3], TIED[4]]);
+      assert.deepEqual(await ids(2, { after: at, newestFirst: true }), [TIED[1], TIED[0]]);
+      assert.deepEqual(await ids(10, { after: { failedAt: T0 + 30, id: "" } }), ["z-last"]);
+      assert.deepEqual(
+        await ids(10, { after: { failedAt: T0 + 20, id: "" }, newestFirst: true }),
+        ["0-first"],
+      );
+      assert.deepEqual(await ids(10, { after: { failedAt: T0 + 50, id: "z-last" } }), []);
+      assert.deepEqual(await ids(10, { after: { failedAt: T0, id: "x" }, newestFirst: true }), []);
+      assert.deepEqual(await store.deadLetters("other", 10, { newestFirst: true }), []);
+    },
+
+  "redrive() and discardAll() of every dead letter take only those failed before a cut-off": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    await buried(store, [["a", T0 + 10], ["b", T0 + 20], ["c", T0 + 20], ["d", T0 + 30]]);
+    const left = async () => (await store.deadLetters("jobs", 10)).map((d) => d.id);
+    assert.equal(await store.redrive("jobs", undefined, T0 + 40, { failedBefore: T0 + 10 }), 0);
+    assert.equal(await store.redrive("jobs", undefined, T0 + 40, { failedBefore: T0 + 20 }), 1);
+    assert.deepEqual(await left(), ["b", "c", "d"]);
+    const [a] = await store.claim("jobs", T0 + 40, 10, T0 + 100);
+    assert.equal(a?.id, "a");
+    assert.equal(a?.attempts, 0);
+
+    assert.equal(await store.discardAll("jobs", { failedBefore: T0 + 30 }), 2);
+    assert.deepEqual(await left(), ["d"]);
+    assert.deepEqual(await store.counts("jobs", T0 + 200), {
+      depth: 1,
+      inFlight: 0,
+      deadLetters: 1,
+    });
+    assert.equal(await store.enqueue(message("b")), true, "a discarded id is free again");
+    assert.equal(await store.discardAll("jobs"), 1);
+    assert.equal(await store.discardAll("jobs"), 0);
+    assert.equal(await store.discardAll("nothing-here"), 0);
+    assert.deepEqual(await left(), []);
   },
 
   "discard() deletes a dead letter once": async (backend, stores) => {

@@ -6,14 +6,17 @@
  */
 
 import type { ErrorBody } from "../../../engine/api.ts";
-import type {
-  ClaimedMessage,
-  DeadLetter,
-  MessageMeta,
-  NewMessage,
-  QueueCounts,
-  QueueStore,
-  Reschedule,
+import {
+  type ClaimedMessage,
+  compareDeadLetters,
+  type DeadLetter,
+  type DeadLetterCut,
+  type DeadLetterPage,
+  type MessageMeta,
+  type NewMessage,
+  type QueueCounts,
+  type QueueStore,
+  type Reschedule,
 } from "./store.ts";
 
 interface Live {
@@ -143,10 +146,14 @@ export class MemoryStore implements QueueStore {
     };
   }
 
-  deadLetters(queueName: string, limit: number): DeadLetter[] {
-    const dead = [...(this.#queue(queueName, false)?.dead.values() ?? [])];
-    // Map order is insertion order: ties keep it, as SQLite's row order does.
-    dead.sort((a, b) => a.failedAt - b.failedAt);
+  deadLetters(queueName: string, limit: number, page: DeadLetterPage = {}): DeadLetter[] {
+    const sign = page.newestFirst ? -1 : 1;
+    const order = (a: Dead, b: Dead) => sign * compareDeadLetters(cursorOf(a), cursorOf(b));
+    let dead = [...(this.#queue(queueName, false)?.dead.values() ?? [])].sort(order);
+    const after = page.after;
+    if (after !== undefined) {
+      dead = dead.filter((d) => sign * compareDeadLetters(cursorOf(d), after) > 0);
+    }
     return dead.slice(0, limit).map((d) => ({
       ...structuredClone(d.meta),
       data: JSON.parse(d.dataText),
@@ -155,10 +162,10 @@ export class MemoryStore implements QueueStore {
     }));
   }
 
-  redrive(queueName: string, id: string | undefined, now: number): number {
+  redrive(queueName: string, id: string | undefined, now: number, cut: DeadLetterCut = {}): number {
     const queue = this.#queue(queueName, false);
     if (queue === undefined) return 0;
-    const ids = id === undefined ? [...queue.dead.keys()] : queue.dead.has(id) ? [id] : [];
+    const ids = id === undefined ? this.#taken(queue, cut) : queue.dead.has(id) ? [id] : [];
     for (const key of ids) {
       const dead = queue.dead.get(key)!;
       queue.dead.delete(key);
@@ -171,6 +178,20 @@ export class MemoryStore implements QueueStore {
 
   discard(queueName: string, id: string): boolean {
     return this.#queue(queueName, false)?.dead.delete(id) ?? false;
+  }
+
+  discardAll(queueName: string, cut: DeadLetterCut = {}): number {
+    const queue = this.#queue(queueName, false);
+    if (queue === undefined) return 0;
+    const ids = this.#taken(queue, cut);
+    for (const key of ids) queue.dead.delete(key);
+    return ids.length;
+  }
+
+  /** The ids of the dead letters of `queue` that `cut` takes, in the order they failed. */
+  #taken(queue: Queue, cut: DeadLetterCut): string[] {
+    const before = cut.failedBefore ?? Infinity;
+    return [...queue.dead.values()].filter((d) => d.failedAt < before).map((d) => d.meta.id);
   }
 
   close(): void {
@@ -193,4 +214,8 @@ export class MemoryStore implements QueueStore {
   #check(): void {
     if (this.#closed) throw new Error("The memory queue store is closed");
   }
+}
+
+function cursorOf(dead: Dead): { failedAt: number; id: string } {
+  return { failedAt: dead.failedAt, id: dead.meta.id };
 }

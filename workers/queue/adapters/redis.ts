@@ -27,6 +27,8 @@ import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_share
 import type {
   ClaimedMessage,
   DeadLetter,
+  DeadLetterCut,
+  DeadLetterPage,
   MessageMeta,
   NewMessage,
   QueueCounts,
@@ -171,8 +173,19 @@ export class RedisStore implements QueueStore {
     return { depth: live - inFlight, inFlight, deadLetters: dead };
   }
 
-  async deadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
-    const flat = await this.#run("queueDeadLetters", queue, limit);
+  async deadLetters(
+    queue: string,
+    limit: number,
+    page: DeadLetterPage = {},
+  ): Promise<DeadLetter[]> {
+    const { after } = page;
+    const flat = await this.#run(
+      "queueDeadLetters",
+      queue,
+      limit,
+      page.newestFirst ? "1" : "0",
+      ...(after === undefined ? ["0", 0, ""] : ["1", after.failedAt, after.id]),
+    );
     return rowsOf(flat).map(([id, failedAt, meta, data, attempts, error]) => {
       const m = toMeta(queue, id, meta, attempts, error);
       return {
@@ -184,12 +197,22 @@ export class RedisStore implements QueueStore {
     });
   }
 
-  async redrive(queue: string, id: string | undefined, now: number): Promise<number> {
-    return await this.#run("queueRedrive", queue, now, id === undefined ? "1" : "0", id ?? "");
+  async redrive(
+    queue: string,
+    id: string | undefined,
+    now: number,
+    cut: DeadLetterCut = {},
+  ): Promise<number> {
+    const all = id === undefined ? "1" : "0";
+    return await this.#run("queueRedrive", queue, now, all, id ?? "", cutOf(cut));
   }
 
   async discard(queue: string, id: string): Promise<boolean> {
     return await this.#run("queueDiscard", queue, id) === 1;
+  }
+
+  async discardAll(queue: string, cut: DeadLetterCut = {}): Promise<number> {
+    return await this.#run("queueDiscardAll", queue, cutOf(cut));
   }
 
   async close(): Promise<void> {
@@ -208,6 +231,11 @@ function rowsOf(flat: (string | null)[]): MessageRow[] {
   const rows: MessageRow[] = [];
   for (let i = 0; i < flat.length; i += 6) rows.push(flat.slice(i, i + 6) as MessageRow);
   return rows;
+}
+
+/** The cut-off as the scripts take it: `''` for none. */
+function cutOf(cut: DeadLetterCut): string | number {
+  return cut.failedBefore ?? "";
 }
 
 function toMeta(

@@ -110,13 +110,44 @@ end
 return {redis.call('ZCARD', KEYS[1]), inflight, redis.call('ZCARD', KEYS[3])}`,
 };
 
-// ARGV limit → flat [id, failed at, meta, data, attempts|false, error|false, ...].
+// ARGV limit, newest first ('1'/'0'), after a cursor ('1'/'0'), its failure time, its id
+// → flat [id, failed at, meta, data, attempts|false, error|false, ...].
+// Ranks are in failure order (score, then id bytewise, as ZSET orders them). The cursor's
+// place is found by a binary search among the ids of its score: it need not be there.
 const DEAD_LETTERS: Script = {
   keys: ["dead", "meta", "data", "attempts", "errors"],
   lua: `
-local rows = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+local function below(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+local limit = tonumber(ARGV[1])
+local newest = ARGV[2] == '1'
+local cut = 0
+if newest then cut = redis.call('ZCARD', KEYS[1]) end
+if ARGV[3] == '1' then
+  -- cut: the rank of the first id past the cursor (newest first: the first not before it).
+  local lo = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. ARGV[4])
+  local hi = lo + redis.call('ZCOUNT', KEYS[1], ARGV[4], ARGV[4])
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local id = redis.call('ZRANGE', KEYS[1], mid, mid)[1]
+    if below(id, ARGV[5]) or (not newest and id == ARGV[5]) then lo = mid + 1 else hi = mid end
+  end
+  cut = lo
+end
+local first, last
+if newest then first, last = math.max(cut - limit, 0), cut - 1
+else first, last = cut, cut + limit - 1 end
+if last < first then return {} end
+local rows = redis.call('ZRANGE', KEYS[1], first, last, 'WITHSCORES')
+local from, to, step = 1, #rows - 1, 2
+if newest then from, to, step = #rows - 1, 1, -2 end
 local out = {}
-for i = 1, #rows, 2 do
+for i = from, to, step do
   local id = rows[i]
   out[#out + 1] = id
   out[#out + 1] = rows[i + 1]
@@ -128,14 +159,16 @@ end
 return out`,
 };
 
-// ARGV now, all ('1'/'0'), id → how many moved.
+// ARGV now, all ('1'/'0'), id, failed before ('' for no cut-off) → how many moved.
 const REDRIVE: Script = {
   keys: ["dead", "due", "attempts", "errors"],
   lua: `
 local ids
-if ARGV[2] == '1' then ids = redis.call('ZRANGE', KEYS[1], 0, -1)
-elseif redis.call('ZSCORE', KEYS[1], ARGV[3]) then ids = {ARGV[3]}
-else return 0 end
+if ARGV[2] ~= '1' then
+  if not redis.call('ZSCORE', KEYS[1], ARGV[3]) then return 0 end
+  ids = {ARGV[3]}
+elseif ARGV[4] == '' then ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+else ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4]) end
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
   redis.call('ZADD', KEYS[2], ARGV[1], id)
@@ -154,6 +187,20 @@ for i = 2, 5 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 return 1`,
 };
 
+// ARGV failed before ('' for no cut-off) → how many deleted.
+const DISCARD_ALL: Script = {
+  keys: ["dead", "meta", "data", "attempts", "errors"],
+  lua: `
+local ids
+if ARGV[1] == '' then ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+else ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1]) end
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  for i = 2, 5 do redis.call('HDEL', KEYS[i], id) end
+end
+return #ids`,
+};
+
 /** The scripts by command name. */
 export const SCRIPTS = {
   queueEnqueue: ENQUEUE,
@@ -165,6 +212,7 @@ export const SCRIPTS = {
   queueDeadLetters: DEAD_LETTERS,
   queueRedrive: REDRIVE,
   queueDiscard: DISCARD,
+  queueDiscardAll: DISCARD_ALL,
 } satisfies Record<keyof QueueScripts, Script>;
 
 /** One argument of a script: a key or an `ARGV` value. */
@@ -181,4 +229,5 @@ export interface QueueScripts {
   queueDeadLetters(...args: Arg[]): Promise<(string | null)[]>;
   queueRedrive(...args: Arg[]): Promise<number>;
   queueDiscard(...args: Arg[]): Promise<number>;
+  queueDiscardAll(...args: Arg[]): Promise<number>;
 }

@@ -26,6 +26,8 @@ import { openDatabase, type Transaction, writeTransaction } from "../../_shared/
 import type {
   ClaimedMessage,
   DeadLetter,
+  DeadLetterCut,
+  DeadLetterPage,
   MessageMeta,
   NewMessage,
   QueueCounts,
@@ -73,7 +75,8 @@ const SCHEMA = `
     baggage TEXT
   );
   CREATE UNIQUE INDEX IF NOT EXISTS queue_dead_letters_id ON queue_dead_letters (queue, id);
-  CREATE INDEX IF NOT EXISTS queue_dead_letters_order ON queue_dead_letters (queue, failed_at, seq);`;
+  CREATE INDEX IF NOT EXISTS queue_dead_letters_order ON queue_dead_letters (queue, failed_at, seq);
+  CREATE INDEX IF NOT EXISTS queue_dead_letters_page ON queue_dead_letters (queue, failed_at, id);`;
 
 const MESSAGE_COLUMNS =
   "id, function_id, data, attempts, enqueued_at, last_error, traceparent, baggage";
@@ -106,6 +109,9 @@ type Statements =
   | "inFlight"
   | "deadCount"
   | "deadList"
+  | "deadListAfter"
+  | "deadListNewest"
+  | "deadListBefore"
   | "deadOne"
   | "deadAll"
   | "deadRemove"
@@ -130,6 +136,11 @@ export class SqliteStore implements QueueStore {
     this.#db = db;
     this.path = path;
     const p = (sql: string) => db.prepare(sql);
+    const page = (where: string, direction: "ASC" | "DESC") =>
+      p(
+        `SELECT ${MESSAGE_COLUMNS}, failed_at FROM queue_dead_letters WHERE queue = ? ${where} ` +
+          `ORDER BY failed_at ${direction}, id ${direction} LIMIT ?`,
+      );
     this.#transaction = writeTransaction(db);
     this.#sql = {
       name: p("INSERT OR IGNORE INTO queue_names (name) VALUES (?)"),
@@ -166,16 +177,20 @@ export class SqliteStore implements QueueStore {
         "SELECT COUNT(*) AS n FROM queue_messages WHERE queue = ? AND lease IS NOT NULL AND visible_at > ?",
       ),
       deadCount: p("SELECT COUNT(*) AS n FROM queue_dead_letters WHERE queue = ?"),
-      deadList: p(
-        `SELECT ${MESSAGE_COLUMNS}, failed_at FROM queue_dead_letters WHERE queue = ? ` +
-          "ORDER BY failed_at, seq LIMIT ?",
-      ),
+      // Failure order: failed_at, then id (BINARY: the byte order of UTF-8, as Redis).
+      deadList: page("", "ASC"),
+      deadListAfter: page("AND (failed_at, id) > (?, ?)", "ASC"),
+      deadListNewest: page("", "DESC"),
+      deadListBefore: page("AND (failed_at, id) < (?, ?)", "DESC"),
       deadOne: p(
         `SELECT ${MESSAGE_COLUMNS} FROM queue_dead_letters WHERE queue = ? AND id = ?`,
       ),
-      deadAll: p(`SELECT ${MESSAGE_COLUMNS} FROM queue_dead_letters WHERE queue = ? ORDER BY seq`),
+      deadAll: p(
+        `SELECT ${MESSAGE_COLUMNS} FROM queue_dead_letters WHERE queue = ? AND failed_at < ? ` +
+          "ORDER BY seq",
+      ),
       deadRemove: p("DELETE FROM queue_dead_letters WHERE queue = ? AND id = ?"),
-      deadRemoveAll: p("DELETE FROM queue_dead_letters WHERE queue = ?"),
+      deadRemoveAll: p("DELETE FROM queue_dead_letters WHERE queue = ? AND failed_at < ?"),
     };
   }
 
@@ -288,11 +303,15 @@ export class SqliteStore implements QueueStore {
     return { depth: live - inFlight, inFlight, deadLetters: count(this.#sql.deadCount, queue) };
   }
 
-  deadLetters(queue: string, limit: number): DeadLetter[] {
+  deadLetters(queue: string, limit: number, page: DeadLetterPage = {}): DeadLetter[] {
     this.#flush();
-    const rows = this.#sql.deadList.all(queue, limit) as unknown as (MessageRow & {
-      failed_at: number;
-    })[];
+    const { after } = page;
+    const sql = this.#sql;
+    const statement = page.newestFirst
+      ? (after === undefined ? sql.deadListNewest : sql.deadListBefore)
+      : (after === undefined ? sql.deadList : sql.deadListAfter);
+    const args = after === undefined ? [queue, limit] : [queue, after.failedAt, after.id, limit];
+    const rows = statement.all(...args) as unknown as (MessageRow & { failed_at: number })[];
     return rows.map((row) => {
       const meta = toMeta(queue, row);
       return {
@@ -304,11 +323,12 @@ export class SqliteStore implements QueueStore {
     });
   }
 
-  redrive(queue: string, id: string | undefined, now: number): number {
+  redrive(queue: string, id: string | undefined, now: number, cut: DeadLetterCut = {}): number {
     this.#flush();
+    const before = cutOf(cut);
     return this.#transaction(() => {
       const rows = (id === undefined
-        ? this.#sql.deadAll.all(queue)
+        ? this.#sql.deadAll.all(queue, before)
         : this.#sql.deadOne.all(queue, id)) as unknown as MessageRow[];
       for (const row of rows) {
         this.#sql.insert.run(
@@ -325,7 +345,7 @@ export class SqliteStore implements QueueStore {
         );
       }
       if (id === undefined) {
-        this.#sql.deadRemoveAll.run(queue);
+        this.#sql.deadRemoveAll.run(queue, before);
       } else this.#sql.deadRemove.run(queue, id);
       return rows.length;
     });
@@ -334,6 +354,11 @@ export class SqliteStore implements QueueStore {
   discard(queue: string, id: string): boolean {
     this.#flush();
     return Number(this.#sql.deadRemove.run(queue, id).changes) > 0;
+  }
+
+  discardAll(queue: string, cut: DeadLetterCut = {}): number {
+    this.#flush();
+    return Number(this.#sql.deadRemoveAll.run(queue, cutOf(cut)).changes);
   }
 
   close(): void {
@@ -390,6 +415,11 @@ interface PendingWrite {
   write(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+}
+
+/** The `failed_at <` bound of `cut`: past every time when it has none. */
+function cutOf(cut: DeadLetterCut): number {
+  return cut.failedBefore ?? Number.MAX_SAFE_INTEGER;
 }
 
 function toMeta(queue: string, row: MessageRow): MessageMeta {

@@ -60,6 +60,49 @@ export interface DeadLetter extends MessageMeta {
   failedAt: number;
 }
 
+/** A place in the failure order of a queue's dead letters: a letter's failure time and id. */
+export interface DeadLetterCursor {
+  failedAt: number;
+  id: string;
+}
+
+/** Which page of dead letters `deadLetters` answers. */
+export interface DeadLetterPage {
+  /** Newest failure first (the failure order reversed). */
+  newestFirst?: boolean;
+  /** Only the letters after this place, in the order asked for. */
+  after?: DeadLetterCursor;
+}
+
+/** Which dead letters `redrive` and `discardAll` take when they take all. */
+export interface DeadLetterCut {
+  /** Only those with `failedAt` < this time (ms since the epoch). */
+  failedBefore?: number;
+}
+
+/**
+ * The failure order every adapter lists dead letters in: by failure time,
+ * then by id in code point order (the byte order of their UTF-8, as SQLite
+ * and Redis compare them).
+ */
+export function compareDeadLetters(a: DeadLetterCursor, b: DeadLetterCursor): number {
+  return a.failedAt - b.failedAt || compareCodePoints(a.id, b.id);
+}
+
+/** `a` before `b` (negative), equal (0) or after, by code points. */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const x = a[Symbol.iterator]();
+  const y = b[Symbol.iterator]();
+  while (true) {
+    const p = x.next();
+    const q = y.next();
+    if (p.done || q.done) return p.done ? (q.done ? 0 : -1) : 1;
+    const diff = p.value.codePointAt(0)! - q.value.codePointAt(0)!;
+    if (diff !== 0) return diff;
+  }
+}
+
 /** The sizes of one queue. */
 export interface QueueCounts {
   /** Live messages not being delivered: ready, waiting for a retry, or with an expired lease. */
@@ -109,15 +152,31 @@ export interface QueueStore {
   /** Every queue that has held a message, sorted. */
   queues(): Awaitable<string[]>;
   counts(queue: string, now: number): Awaitable<QueueCounts>;
-  /** The queue's dead letters, oldest failure first, at most `limit`. */
-  deadLetters(queue: string, limit: number): Awaitable<DeadLetter[]>;
   /**
-   * Puts the dead letter `id` (or every one when `id` is undefined) back in
-   * its queue, due at `now` with no failed attempts; answers how many moved.
+   * At most `limit` of the queue's dead letters in failure order (see
+   * {@link compareDeadLetters}), oldest first unless `page.newestFirst`;
+   * with `page.after`, only those that come after that position in this order
+   * (the position need not be a letter still there).
    */
-  redrive(queue: string, id: string | undefined, now: number): Awaitable<number>;
+  deadLetters(queue: string, limit: number, page?: DeadLetterPage): Awaitable<DeadLetter[]>;
+  /**
+   * Puts the dead letter `id` (or every one when `id` is undefined, only
+   * those that failed before `cut.failedBefore` when given) back in its
+   * queue, due at `now` with no failed attempts; answers how many moved.
+   */
+  redrive(
+    queue: string,
+    id: string | undefined,
+    now: number,
+    cut?: DeadLetterCut,
+  ): Awaitable<number>;
   /** Deletes the dead letter `id`; `false` when there is none. */
   discard(queue: string, id: string): Awaitable<boolean>;
+  /**
+   * Deletes every dead letter of `queue` (only those that failed before
+   * `cut.failedBefore` when given); answers how many.
+   */
+  discardAll(queue: string, cut?: DeadLetterCut): Awaitable<number>;
   /** Releases the back end; later calls fail. */
   close(): Awaitable<void>;
 }
