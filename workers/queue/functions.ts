@@ -11,12 +11,13 @@ import { invalidInput, storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
 import type { StoreLocation } from "../_shared/store_config.ts";
 import { overBytes } from "../_shared/utf8.ts";
-import type { DeadLetter, QueueStore } from "./adapters/store.ts";
+import type { DeadLetter, DeadLetterCut, QueueStore } from "./adapters/store.ts";
 import type { Clock } from "./clock.ts";
 import { isConfigured, type QueueConfig, settingsOf } from "./config.ts";
 import type { Counters } from "./counters.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import {
+  cursorText,
   DeadLettersInput,
   DiscardInput,
   EnqueueInput,
@@ -129,27 +130,43 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
     },
 
     [F.deadLetters]: {
-      description: "Lists the dead letters of {queue, limit?}, oldest failure first",
+      description:
+        "Lists the dead letters of {queue, limit?, order?, cursor?}: oldest failure first, or newest_first; next_cursor pages on",
       handler: async (payload) => {
-        const { queue, limit } = readInput(F.deadLetters, DeadLettersInput, payload);
+        const { queue, limit, order, cursor } = readInput(F.deadLetters, DeadLettersInput, payload);
         await requireQueue(queue);
+        const page = {
+          newestFirst: order === "newest_first",
+          ...(cursor ? { after: cursor } : {}),
+        };
+        // One more than asked tells whether a next page has anything.
         const [letters, counts] = await Promise.all([
-          guard(`list the dead letters of queue "${queue}"`, () => store.deadLetters(queue, limit)),
+          guard(
+            `list the dead letters of queue "${queue}"`,
+            () => store.deadLetters(queue, limit + 1, page),
+          ),
           guard(`count queue "${queue}"`, () => store.counts(queue, clock.now())),
         ]);
-        return { queue, total: counts.deadLetters, dead_letters: letters.map(deadLetterView) };
+        const shown = letters.slice(0, limit);
+        const last = shown.at(-1);
+        return {
+          queue,
+          total: counts.deadLetters,
+          dead_letters: shown.map(deadLetterView),
+          ...(letters.length > limit && last ? { next_cursor: cursorText(last) } : {}),
+        };
       },
     },
 
     [F.redrive]: {
       description:
-        "Puts the dead letter {queue, id} (or every one of {queue}) back for delivery; returns {redriven}",
+        "Puts the dead letter {queue, id} (or every one of {queue}, failed before failed_before_ms if given) back for delivery; returns {redriven}",
       handler: async (payload) => {
-        const { queue, id } = readInput(F.redrive, RedriveInput, payload);
+        const { queue, id, failed_before_ms } = readInput(F.redrive, RedriveInput, payload);
         await requireQueue(queue);
         const redriven = await guard(
           `redrive queue "${queue}"`,
-          () => store.redrive(queue, id, clock.now()),
+          () => store.redrive(queue, id, clock.now(), cutOf(failed_before_ms)),
         );
         if (id !== undefined && redriven === 0) throw deadLetterNotFound(queue, id);
         counters.add(queue, "redriven", redriven);
@@ -159,10 +176,19 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
     },
 
     [F.discard]: {
-      description: "Deletes the dead letter {queue, id}",
+      description:
+        "Deletes the dead letter {queue, id}, or every one of {queue} (failed before failed_before_ms if given): returns {discarded}",
       handler: async (payload) => {
-        const { queue, id } = readInput(F.discard, DiscardInput, payload);
+        const { queue, id, failed_before_ms } = readInput(F.discard, DiscardInput, payload);
         await requireQueue(queue);
+        if (id === undefined) {
+          const discarded = await guard(
+            `discard the dead letters of queue "${queue}"`,
+            () => store.discardAll(queue, cutOf(failed_before_ms)),
+          );
+          counters.add(queue, "discarded", discarded);
+          return { queue, discarded };
+        }
         const discarded = await guard(
           `discard a dead letter of queue "${queue}"`,
           () => store.discard(queue, id),
@@ -232,6 +258,10 @@ function jsonOf(data: unknown): string {
     );
   }
   return text;
+}
+
+function cutOf(failedBefore: number | undefined): DeadLetterCut {
+  return failedBefore === undefined ? {} : { failedBefore };
 }
 
 function deadLetterNotFound(queue: string, id: string): CallError {

@@ -255,9 +255,9 @@ Deno.test("dead letters can be listed, redriven and discarded; unknown ones are 
       ],
       [
         "engine::queue::discard",
-        { queue: "jobs" },
+        { queue: "jobs", id: 7 },
         "INVALID_ARGUMENT",
-        /^Invalid input for engine::queue::discard: "id" is missing: expected a string$/,
+        /^Invalid input for engine::queue::discard: "id": Invalid input: expected string, received number$/,
       ],
       ["engine::queue::dead_letters", { queue: "jobs", limit: 0 }, "INVALID_ARGUMENT", /"limit"/],
       ["engine::queue::dead_letters", [], "INVALID_ARGUMENT", /the payload/],

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { checkFunctionId } from "../../engine/protocol/ids.ts";
 import { invalidInput } from "../_shared/call_errors.ts";
+import type { DeadLetterCursor } from "./adapters/store.ts";
 import { checkQueueName } from "./config.ts";
 
 const queueName = z.string().superRefine((name, ctx) => {
@@ -35,15 +36,56 @@ export const EnqueueInput = z.object({
 
 export const QueueInput = z.object({ queue: queueName });
 
-export const DeadLettersInput = z.object({
-  queue: queueName,
-  /** At most this many, oldest failure first. */
-  limit: z.number().int().min(1).max(1000).default(100),
+/**
+ * A place in the failure order of a queue's dead letters, as `dead_letters`
+ * hands it out in `next_cursor`: `<failed_at_ms>:<id>` of the last letter of a page.
+ */
+export function cursorText(letter: DeadLetterCursor): string {
+  return `${letter.failedAt}:${letter.id}`;
+}
+
+const cursor = z.string().transform((text, ctx): DeadLetterCursor => {
+  const match = /^(\d{1,16}):(.{1,128})$/su.exec(text);
+  if (match === null || !Number.isSafeInteger(Number(match[1]))) {
+    ctx.addIssue({
+      code: "custom",
+      message: `Invalid cursor ${JSON.stringify(text.slice(0, 200))}: ` +
+        'pass the "next_cursor" of the page before',
+    });
+    return z.NEVER;
+  }
+  return { failedAt: Number(match[1]), id: match[2]! };
 });
 
-export const RedriveInput = z.object({ queue: queueName, id: messageId.optional() });
+/** A time in ms since the epoch: dead letters that failed before it. */
+const failedBefore = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export const DiscardInput = z.object({ queue: queueName, id: messageId });
+export const DeadLettersInput = z.object({
+  queue: queueName,
+  /** At most this many. */
+  limit: z.number().int().min(1).max(1000).default(100),
+  order: z.enum(["oldest_first", "newest_first"]).default("oldest_first"),
+  /** The letters after this place (in `order`): the `next_cursor` of the page before. */
+  cursor: cursor.optional(),
+});
+
+/** `{queue, id?, failed_before_ms?}`: one dead letter, or all (failed before the cut-off). */
+const oneOrAll = z.object({
+  queue: queueName,
+  id: messageId.optional(),
+  failed_before_ms: failedBefore.optional(),
+}).superRefine((input, ctx) => {
+  if (input.id === undefined || input.failed_before_ms === undefined) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["failed_before_ms"],
+    message: 'Cannot be given with "id": the cut-off picks among all of the queue\'s dead letters',
+  });
+});
+
+export const RedriveInput = oneOrAll;
+
+export const DiscardInput = oneOrAll;
 
 /** `payload` parsed by `schema`, or a `CallError` naming `fn` and the field. */
 export function readInput<S extends z.ZodType>(
