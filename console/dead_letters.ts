@@ -1,7 +1,8 @@
 /**
- * The Queues page's dead letters: list a queue's newest ones, redrive or
- * discard one or all, through `engine::queue::dead_letters`, `redrive` and
- * `discard`. Mounted under `/api/queues/:queue/…` behind the console's guard
+ * The Queues page's dead letters: list a queue's newest ones (in pages of the
+ * queue worker's cursor), redrive or discard one or all (with the cut-off of the
+ * operator's confirmation), through `engine::queue::dead_letters`, `redrive`
+ * and `discard`. Mounted under `/api/queues/:queue/…` behind the console's guard
  * like every other route.
  *
  * @module
@@ -11,7 +12,10 @@ import type { Context } from "hono";
 import type { EngineLink } from "./link.ts";
 
 /** What `engine::queue::dead_letters` lists at most in one call. */
-export const LIST_MAX = 1000;
+export const CALL_MAX = 1000;
+
+/** The most dead letters one read of the console answers (read in calls of {@link CALL_MAX}). */
+export const LIST_MAX = 10_000;
 
 export interface DeadLetterView {
   id: string;
@@ -28,6 +32,7 @@ interface DeadLettersResult {
   queue: string;
   total: number;
   dead_letters: DeadLetterView[];
+  next_cursor?: string;
 }
 
 /** The routes; `badRequest` answers a bad input the way the rest of the API does. */
@@ -37,30 +42,42 @@ export function deadLetterRoutes(
 ): Hono {
   const api = new Hono();
 
-  // Newest first, `limit` of them (default 50). The queue worker lists the oldest failures
-  // first, at most 1,000: of a longer list only the oldest 1,000 can be read (`listed`).
+  // Newest first, `limit` of them (default 50), after `cursor` (a `next_cursor` answered before)
+  // when given: `{queue, total, dead_letters, next_cursor?}`.
   api.get("/:queue/dead-letters", async (c) => {
     const queue = c.req.param("queue");
     const given = c.req.query("limit");
     const limit = given === undefined || given === "" ? 50 : Number(given);
-    if (!Number.isInteger(limit) || limit <= 0) {
-      return badRequest(c, `limit must be a positive integer: got ${JSON.stringify(given)}`);
+    if (!Number.isInteger(limit) || limit <= 0 || limit > LIST_MAX) {
+      return badRequest(
+        c,
+        `limit must be an integer from 1 to ${LIST_MAX}: got ${JSON.stringify(given)}`,
+      );
     }
-    const r = await link.call("engine::queue::dead_letters", {
-      queue,
-      limit: LIST_MAX,
-    }) as DeadLettersResult;
-    const newest = r.dead_letters.slice().reverse();
+    let cursor = c.req.query("cursor") || undefined;
+    const letters: DeadLetterView[] = [];
+    let r: DeadLettersResult;
+    do {
+      r = await link.call("engine::queue::dead_letters", {
+        queue,
+        order: "newest_first",
+        limit: Math.min(limit - letters.length, CALL_MAX),
+        ...(cursor === undefined ? {} : { cursor }),
+      }) as DeadLettersResult;
+      letters.push(...r.dead_letters);
+      cursor = r.next_cursor;
+    } while (cursor !== undefined && letters.length < limit);
     return c.json({
       queue: r.queue,
       total: r.total,
-      listed: r.dead_letters.length,
-      dead_letters: newest.slice(0, Math.min(limit, LIST_MAX)),
+      dead_letters: letters,
+      ...(cursor === undefined ? {} : { next_cursor: cursor }),
     });
   });
 
-  // {id}: that dead letter; {all: true}: every dead letter of the queue (one call, so
-  // letters failing meanwhile go too).
+  // {id}: that dead letter. {all: true, failed_before_ms?}: every dead letter of the queue that
+  // failed before then (the moment the operator confirmed; later failures are kept), or every
+  // one without it: one call, one atomic step in the queue worker.
   api.post("/:queue/redrive", async (c) => {
     const body = await bodyOf(c);
     const queue = c.req.param("queue");
@@ -68,14 +85,22 @@ export function deadLetterRoutes(
       return c.json(await link.call("engine::queue::redrive", { queue, id: body.id }));
     }
     if (body?.all !== true) {
-      return badRequest(c, 'Expected a JSON body {"id": "<id>"} or {"all": true}');
+      return badRequest(
+        c,
+        'Expected a JSON body {"id": "<id>"} or {"all": true, "failed_before_ms"?: <time>}',
+      );
     }
-    return c.json(await link.call("engine::queue::redrive", { queue }));
+    const before = body.failed_before_ms;
+    return c.json(
+      await link.call("engine::queue::redrive", {
+        queue,
+        ...(before === undefined ? {} : { failed_before_ms: before }),
+      }),
+    );
   });
 
-  // {id}: that dead letter. {all: true, failed_before_ms}: every dead letter that had failed by
-  // then (what the operator saw when confirming), one `discard` call each: the queue worker
-  // has no discard-all; letters failing meanwhile are kept.
+  // {id}: that dead letter. {all: true, failed_before_ms}: every dead letter that failed before
+  // then (required: deleting is for good), in one call: `{queue, discarded}`.
   api.post("/:queue/discard", async (c) => {
     const body = await bodyOf(c);
     const queue = c.req.param("queue");
@@ -89,34 +114,9 @@ export function deadLetterRoutes(
         'Expected a JSON body {"id": "<id>"} or {"all": true, "failed_before_ms": <time>}',
       );
     }
-    return c.json({ queue, discarded: await discardAll(link, queue, before) });
+    return c.json(await link.call("engine::queue::discard", { queue, failed_before_ms: before }));
   });
   return api;
-}
-
-/** Discards the dead letters of `queue` that failed by `before`; how many. */
-async function discardAll(link: EngineLink, queue: string, before: number): Promise<number> {
-  let discarded = 0;
-  while (true) {
-    // A page of the oldest failures, discarded one by one.
-    const r = await link.call("engine::queue::dead_letters", {
-      queue,
-      limit: LIST_MAX,
-    }) as DeadLettersResult;
-    const due = r.dead_letters.filter((d) => d.failed_at_ms <= before);
-    const start = discarded;
-    for (const letter of due) {
-      const done = await link.call("engine::queue::discard", { queue, id: letter.id }).then(
-        () => true,
-        // Redriven or discarded by someone else meanwhile: not ours to count.
-        (e) => (e as { code?: string }).code === "NOT_FOUND" ? false : Promise.reject(e),
-      );
-      if (done) discarded++;
-    }
-    // Oldest first: only a full list of letters all due may have more due beyond it.
-    const more = r.dead_letters.length === LIST_MAX && due.length === LIST_MAX;
-    if (!more || discarded === start) return discarded;
-  }
 }
 
 async function bodyOf(c: Context): Promise<Record<string, unknown> | undefined> {

@@ -55,15 +55,24 @@ Deno.test("console lists a queue's dead letters newest first, and refuses bad re
     const oldestFirst = await deadLetters(h, 5);
     const r = await (await h.app.request("/api/queues/mail/dead-letters?limit=3")).json();
     assert.equal(r.total, 5);
-    assert.equal(r.listed, 5);
     assert.deepEqual(
       r.dead_letters.map((d: { id: string }) => d.id),
       oldestFirst.slice().reverse().slice(0, 3),
     );
     assert.equal(r.dead_letters[0].last_error.message, "SMTP refused");
+    const rest = await (await h.app.request(
+      `/api/queues/mail/dead-letters?limit=3&cursor=${encodeURIComponent(r.next_cursor)}`,
+    )).json();
+    assert.deepEqual(
+      rest.dead_letters.map((d: { id: string }) => d.id),
+      oldestFirst.slice(0, 2).reverse(),
+    );
+    assert.equal(rest.next_cursor, undefined);
     const cases: [string, number, string][] = [
       ["/api/queues/mail/dead-letters?limit=0", 400, "invalid_request"],
       ["/api/queues/mail/dead-letters?limit=x", 400, "invalid_request"],
+      ["/api/queues/mail/dead-letters?limit=10001", 400, "invalid_request"],
+      ["/api/queues/mail/dead-letters?cursor=nowhere", 400, "INVALID_ARGUMENT"],
       ["/api/queues/nope/dead-letters", 404, "QUEUE_NOT_FOUND"],
       ["/api/queues/bad%20name/dead-letters", 400, "INVALID_ARGUMENT"],
     ];
@@ -125,9 +134,76 @@ Deno.test("console redrives and discards dead letters, one or all", async () => 
     const left = await (await h.app.request("/api/queues/mail/dead-letters")).json();
     assert.equal(left.total, 1);
     assert.ok(!ids.includes(left.dead_letters[0].id));
+    // Redrive all keeps what failed after the operator's confirmation too.
+    const late = left.dead_letters[0].id;
+    const cutoff2 = Date.now();
+    while (Date.now() <= cutoff2) await new Promise((r) => setTimeout(r, 0)); // a later ms
+    await h.api.call("engine::queue::enqueue", { queue: "mail", function_id: "mail::send" });
+    let later = "";
+    await eventually(async () => {
+      const r = await h.api.call("engine::queue::dead_letters", { queue: "mail" }) as {
+        dead_letters: { id: string }[];
+      };
+      later = r.dead_letters.find((d) => d.id !== late)?.id ?? "";
+      return later !== "";
+    }, "the second late failure is a dead letter");
+    failing.on = false;
+    assert.deepEqual(
+      await (await h.app.request(
+        "/api/queues/mail/redrive",
+        post({ all: true, failed_before_ms: cutoff2 }),
+      )).json(),
+      { queue: "mail", redriven: 1 },
+    );
+    await eventually(() => failing.sent === 2, "the redriven message sent");
+    const kept = await (await h.app.request("/api/queues/mail/dead-letters")).json();
+    assert.deepEqual(kept.dead_letters.map((d: { id: string }) => d.id), [later]);
     assert.deepEqual(
       await (await h.app.request("/api/queues/mail/redrive", post({ all: true }))).json(),
       { queue: "mail", redriven: 1 },
     );
+  });
+});
+
+Deno.test("console lists past the queue worker's 1,000 per call, newest first", async () => {
+  await withQueue(async (h) => {
+    const n = 1_010;
+    for (let i = 0; i < n; i++) {
+      await h.api.call("engine::queue::enqueue", {
+        queue: "mail",
+        function_id: "mail::send",
+        data: { n: i },
+      });
+    }
+    await eventually(async () => {
+      const r = await h.api.call("engine::queue::dead_letters", { queue: "mail" }) as {
+        total: number;
+      };
+      return r.total === n;
+    }, `${n} dead letters in queue "mail"`);
+    // The engine's own order, oldest first, read in its pages.
+    const oldestFirst: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await h.api.call("engine::queue::dead_letters", {
+        queue: "mail",
+        limit: 1000,
+        ...(cursor === undefined ? {} : { cursor }),
+      }) as { dead_letters: { id: string }[]; next_cursor?: string };
+      oldestFirst.push(...r.dead_letters.map((d) => d.id));
+      cursor = r.next_cursor;
+    } while (cursor !== undefined);
+    assert.equal(oldestFirst.length, n);
+    const all = await (await h.app.request(`/api/queues/mail/dead-letters?limit=${n + 5}`)).json();
+    assert.equal(all.total, n);
+    assert.equal(all.next_cursor, undefined);
+    const ids = all.dead_letters.map((d: { id: string }) => d.id);
+    assert.deepEqual(ids, oldestFirst.slice().reverse());
+    const first = await (await h.app.request("/api/queues/mail/dead-letters?limit=1005")).json();
+    assert.equal(first.dead_letters.length, 1005);
+    const next = await (await h.app.request(
+      `/api/queues/mail/dead-letters?limit=100&cursor=${encodeURIComponent(first.next_cursor)}`,
+    )).json();
+    assert.deepEqual(next.dead_letters.map((d: { id: string }) => d.id), ids.slice(1005));
   });
 });

@@ -1,16 +1,18 @@
 // A durable queue's dead letters on the Queues page: the newest ones with their function,
 // attempts, last error and payload (as text, cut when long), and redrive / discard of one
-// or all, each after a confirmation. The panel is built once per queue and kept across the
+// or all, each after a confirmation (all: only the letters that failed before the operator
+// confirmed; later failures are kept). The panel is built once per queue and kept across the
 // page's redraws, so a confirmation or an opened payload survives the next snapshot.
 import { api, errorBox, fill, h, json, longText, since, tick, time } from "../ui.js";
 
 const PAGE = 20;
+/** The most one read of the console's API lists (console/dead_letters.ts LIST_MAX). */
+const LIST_MAX = 10_000;
 
 /** The panel of `queue`; `changed()` after an action, to refresh the page's counts. */
 export function deadLetterPanel(queue, changed) {
   const path = `/queues/${encodeURIComponent(queue)}`;
   let limit = PAGE;
-  let shownAt = 0;
   let loading = false;
   let again = false;
   const head = h("div", { class: "muted small", "data-testid": "dl-summary" }, "Loading…");
@@ -56,30 +58,30 @@ export function deadLetterPanel(queue, changed) {
   const plural = (n, one) => `${n.toLocaleString("en-US")} ${one}${n === 1 ? "" : "s"}`;
   const post = (action, body) => api(`${path}/${action}`, { method: "POST", body });
 
+  // "All" is the letters that failed before the operator confirmed: the cut-off is the moment
+  // of the click on the confirmation's button, and letters failing after it are kept.
   redriveAll.onclick = () =>
     confirm(
-      `Redrive every dead letter of ${queue}? They go back to the queue and are delivered again.`,
+      `Redrive every dead letter of ${queue}? They go back to the queue and are delivered ` +
+        "again; letters failing after you confirm stay here.",
       "Redrive all",
       "",
       async () => {
-        const r = await post("redrive", { all: true });
+        const r = await post("redrive", { all: true, failed_before_ms: Date.now() });
         return `Redrove ${plural(r.redriven, "dead letter")} of ${queue}: back in the queue`;
       },
     );
-  discardAll.onclick = () => {
-    // Only the letters that had failed when the operator confirmed: later ones are kept.
-    const before = shownAt;
+  discardAll.onclick = () =>
     confirm(
-      `Discard every dead letter of ${queue} that failed by ${time(before)}? ` +
-        "They are deleted for good.",
+      `Discard every dead letter of ${queue}? They are deleted for good; letters failing ` +
+        "after you confirm are kept.",
       "Discard all",
       "danger",
       async () => {
-        const r = await post("discard", { all: true, failed_before_ms: before });
+        const r = await post("discard", { all: true, failed_before_ms: Date.now() });
         return `Discarded ${plural(r.discarded, "dead letter")} of ${queue}`;
       },
     );
-  };
 
   const item = (d) => {
     const error = d.last_error;
@@ -144,35 +146,33 @@ export function deadLetterPanel(queue, changed) {
     }
     loading = true;
     api(`${path}/dead-letters?limit=${limit}`).then((r) => {
-      shownAt = Date.now();
       const n = r.dead_letters.length;
       fill(
         head,
         r.total === 0 ? "No dead letters" : `${plural(r.total, "dead letter")}` +
-          (n < r.total ? `; the newest ${n} shown` : "") + ", newest first",
+          (n < r.total ? `; the newest ${n.toLocaleString("en-US")} shown` : "") +
+          ", newest first",
       );
       redriveAll.disabled = discardAll.disabled = r.total === 0;
       fill(list, r.dead_letters.map(item));
-      const unseen = r.total - r.listed;
       fill(
         more,
-        n < r.listed
+        r.next_cursor !== undefined && limit < LIST_MAX
           ? h("button", {
             class: "plain",
             type: "button",
             "data-testid": "dl-more",
             onclick: () => {
-              limit += PAGE * 5;
+              limit = Math.min(limit + PAGE * 5, LIST_MAX);
               load();
             },
           }, "Show more")
-          : null,
-        unseen > 0
+          : r.next_cursor !== undefined
           ? h(
             "p",
             { class: "muted small" },
-            `The queue worker lists at most ${r.listed.toLocaleString("en-US")} dead letters, ` +
-              `the oldest first: the ${plural(unseen, "newest failure")} cannot be listed here.`,
+            `The newest ${LIST_MAX.toLocaleString("en-US")} are listed here; ` +
+              "redrive all and discard all take the older ones too.",
           )
           : null,
       );
