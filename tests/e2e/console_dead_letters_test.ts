@@ -3,11 +3,12 @@
  * in this process with engine-queue (memory): which messages failed, with
  * their payload (as text, cut when long) and last error, newest first and
  * bounded; redrive and discard of one and of all, each confirmed, with the
- * outcome and the counts refreshed. Screenshots land in
+ * outcome and the counts refreshed; "all" keeps the letters that failed after
+ * the confirmation (its request is held while one more fails). Screenshots land in
  * tests/artifacts/console/dead-letters-*.png.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { launchChromium } from "../support/chromium.ts";
 import { ROOT } from "../support/engine_process.ts";
 import { eventually } from "../support/local_worker.ts";
@@ -152,30 +153,76 @@ Deno.test({
         await eventually(() => failing.sent === 1, "the redriven message delivered");
       });
 
-      await t.step("'Discard all' empties the queue's dead letters", async () => {
+      /**
+       * Holds the page's next POST to `action` of `queue` until one more message of `queue`
+       * failed for good (after the confirmation's cut-off, which it answers), then sends it.
+       */
+      const failMeanwhile = async (queue: string, action: string) => {
+        const { promise, resolve, reject } = Promise.withResolvers<[number, string]>();
+        const pattern = `**/api/queues/${queue}/${action}`;
+        await page.route(pattern, async (route: Route) => {
+          try {
+            const before = route.request().postDataJSON().failed_before_ms as number;
+            while (Date.now() <= before) await new Promise((r) => setTimeout(r, 1));
+            const was = failing.on;
+            failing.on = true;
+            const total = (await letters(queue)).total;
+            const { messageReceiptId } = await enqueue(queue, { late: true }) as {
+              messageReceiptId: string;
+            };
+            await eventually(
+              async () => (await letters(queue)).total === total + 1,
+              "the late failure",
+            );
+            failing.on = was;
+            await route.continue();
+            await page.unroute(pattern);
+            resolve([before, messageReceiptId]);
+          } catch (e) {
+            reject(e);
+          }
+        });
+        return promise;
+      };
+
+      await t.step("'Discard all' discards what failed before the confirmation", async () => {
         await panel.getByRole("button", { name: "Discard all" }).click();
         assert.match(
           await panel.getByTestId("dl-confirm").innerText(),
-          /Discard every dead letter of emails/,
+          /Discard every dead letter of emails\?.*letters failing after you confirm are kept/,
         );
+        const late = failMeanwhile("emails", "discard");
+        const clicked = Date.now();
         await panel.getByTestId("dl-yes").click();
+        const [before, lateId] = await late;
+        assert.ok(before >= clicked - 1000 && before <= Date.now(), "the cut-off is the click");
         await outcome.filter({ hasText: "Discarded 28 dead letters of emails" }).waitFor();
-        await deadCell.filter({ hasText: /^0/ }).waitFor();
+        await deadCell.filter({ hasText: /^1/ }).waitFor();
+        await panel.getByTestId("dl-summary").filter({ hasText: /^1 dead letter, newest/ })
+          .waitFor();
+        assert.deepEqual((await letters("emails")).dead_letters.map((d) => d.id), [lateId]);
+        await shot(page, "discarded");
+        await panel.locator(`.dead-letter[data-id="${lateId}"]`).getByRole("button", {
+          name: "Discard",
+        }).click();
+        await panel.getByTestId("dl-yes").click();
         await panel.getByTestId("dl-summary").filter({ hasText: "No dead letters" }).waitFor();
         assert.equal((await letters("emails")).total, 0);
-        await shot(page, "discarded");
       });
 
-      await t.step("'Redrive all' sends a queue's dead letters back", async () => {
+      await t.step("'Redrive all' sends back what failed before the confirmation", async () => {
         await page.click("tr[data-queue=jobs] [data-testid=dl-toggle]");
         const jobs = page.locator("[data-dead-letters=jobs]");
         await jobs.locator(".dead-letter").nth(1).waitFor();
         await jobs.getByRole("button", { name: "Redrive all" }).click();
+        const late = failMeanwhile("jobs", "redrive");
         await jobs.getByTestId("dl-yes").click();
+        const [, lateId] = await late;
         await jobs.getByTestId("dl-outcome").filter({ hasText: "Redrove 2 dead letters of jobs" })
           .waitFor();
-        await page.locator("tr[data-queue=jobs] td").nth(3).filter({ hasText: /^0/ }).waitFor();
+        await page.locator("tr[data-queue=jobs] td").nth(3).filter({ hasText: /^1/ }).waitFor();
         await eventually(() => failing.sent === 3, "both jobs delivered");
+        assert.deepEqual((await letters("jobs")).dead_letters.map((d) => d.id), [lateId]);
       });
 
       await t.step("in a narrow window the list fits the width", async () => {
