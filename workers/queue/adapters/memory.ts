@@ -188,7 +188,7 @@ export class MemoryStore implements QueueStore {
     return ids.length;
   }
 
-  /** The ids of the dead letters of `queue` that `cut` takes, in the order they failed. */
+  /** The ids of the dead letters of `queue` that `cut` takes, in the order they were buried. */
   #taken(queue: Queue, cut: DeadLetterCut): string[] {
     const before = cut.failedBefore ?? Infinity;
     return [...queue.dead.values()].filter((d) => d.failedAt < before).map((d) => d.meta.id);
