@@ -6,6 +6,7 @@
  * @module
  */
 import type { WebSocketSession } from "../session.ts";
+import { acceptLoop } from "./accept_loop.ts";
 import { openSession, receiveTelemetry } from "./attach.ts";
 import { acceptUpgrade } from "./handshake.ts";
 import { DEFAULT_HEAD_LIMITS, readRequestHead, type RequestHead } from "./http_head.ts";
@@ -105,16 +106,14 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     }
   };
 
-  const accepting = (async () => {
-    for (;;) {
-      let conn: Deno.TcpConn;
-      try {
-        conn = await listener.accept();
-      } catch (e) {
-        if (stopping || e instanceof Deno.errors.BadResource) return;
-        options.log.error("Engine server error", { error: String(e) });
-        continue;
-      }
+  const stop = new AbortController();
+  const accepting = acceptLoop(listener, {
+    signal: stop.signal,
+    onError: (e, retryInMs) =>
+      options.log.error(`Engine server cannot accept a connection: retrying in ${retryInMs} ms`, {
+        error: String(e),
+      }),
+    onConn: (conn) => {
       const task: Promise<void> = serveConn(conn)
         .catch((e) => options.log.error("Engine server error", { error: String(e) }))
         .finally(() => {
@@ -124,8 +123,8 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
           } catch { /* closed already */ }
         });
       tasks.add(task);
-    }
-  })();
+    },
+  });
 
   let finish: () => void;
   const finished = new Promise<void>((resolve) => finish = resolve);
@@ -138,6 +137,7 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     shutdown: async () => {
       if (!stopping) {
         stopping = true;
+        stop.abort();
         listener.close();
       }
       await accepting;
