@@ -114,7 +114,9 @@ export function deadLetterRoutes(
         'Expected a JSON body {"id": "<id>"} or {"all": true, "failed_before_ms": <time>}',
       );
     }
-    return c.json(await link.call("engine::queue::discard", { queue, failed_before_ms: before }));
+    return c.json(
+      await link.call("engine::queue::discard", { queue, all: true, failed_before_ms: before }),
+    );
   });
   return api;
 }

@@ -150,18 +150,26 @@ const cases: Record<string, StoreCase<Backend, QueueStore>> = {
       queue: "jobs",
       redriven: 1,
     });
-    assert.deepEqual(await call("discard", { queue: "jobs", failed_before_ms: T0 + 31 }), {
-      queue: "jobs",
-      discarded: 2,
-    });
+    assert.deepEqual(
+      await call("discard", { queue: "jobs", all: true, failed_before_ms: T0 + 31 }),
+      {
+        queue: "jobs",
+        discarded: 2,
+      },
+    );
     assert.deepEqual(ids(await call("dead_letters", { queue: "jobs" })), ["d"]);
-    assert.deepEqual(await call("discard", { queue: "jobs", failed_before_ms: T0 }), {
+    assert.deepEqual(await call("discard", { queue: "jobs", all: true, failed_before_ms: T0 }), {
       queue: "jobs",
       discarded: 0,
     });
     assert.deepEqual(await call("redrive", { queue: "jobs" }), { queue: "jobs", redriven: 1 });
     await bury(store, [["e", T0 + 50], ["f", T0 + 60]]);
-    assert.deepEqual(await call("discard", { queue: "jobs" }), { queue: "jobs", discarded: 2 });
+    // Without "id" or "all" nothing is deleted: a call that lost its id is refused.
+    await assert.rejects(call("discard", { queue: "jobs" }), /"id": Missing: give the "id"/);
+    assert.deepEqual(await call("discard", { queue: "jobs", all: true }), {
+      queue: "jobs",
+      discarded: 2,
+    });
     assert.equal((await call("dead_letters", { queue: "jobs" })).total, 0);
     assert.deepEqual(
       { redriven: counters.of("jobs").redriven, discarded: counters.of("jobs").discarded },
@@ -199,12 +207,12 @@ const cases: Record<string, StoreCase<Backend, QueueStore>> = {
       ],
       [
         "discard",
-        { failed_before_ms: "now" },
+        { all: true, failed_before_ms: "now" },
         `"failed_before_ms": Invalid input: expected number, received string`,
       ],
       [
         "discard",
-        { failed_before_ms: 1.5 },
+        { all: true, failed_before_ms: 1.5 },
         `"failed_before_ms": Invalid input: expected int, received number`,
       ],
       [
@@ -215,8 +223,14 @@ const cases: Record<string, StoreCase<Backend, QueueStore>> = {
       [
         "discard",
         { id: "a", failed_before_ms: T0 },
-        `"failed_before_ms": Cannot be given with "id": the cut-off picks among all of the queue's dead letters`,
+        `"failed_before_ms": Cannot be given with "id": it picks among all of the queue's dead letters`,
       ],
+      [
+        "discard",
+        { id: "a", all: true },
+        `"all": Cannot be given with "id": it picks among all of the queue's dead letters`,
+      ],
+      ["discard", { all: false }, `"all": Invalid input: expected true`],
     ];
     for (const [fn, payload, message] of cases) {
       await assert.rejects(call(fn, { queue: "jobs", ...payload }), (error) => {

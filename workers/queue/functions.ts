@@ -177,7 +177,7 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
 
     [F.discard]: {
       description:
-        "Deletes the dead letter {queue, id}, or every one of {queue} (failed before failed_before_ms if given): returns {discarded}",
+        "Deletes the dead letter {queue, id}, or with {queue, all: true} every one (failed before failed_before_ms if given): returns {discarded}",
       handler: async (payload) => {
         const { queue, id, failed_before_ms } = readInput(F.discard, DiscardInput, payload);
         await requireQueue(queue);

@@ -85,7 +85,32 @@ const oneOrAll = z.object({
 
 export const RedriveInput = oneOrAll;
 
-export const DiscardInput = oneOrAll;
+/**
+ * `{queue, id}`, or `{queue, all: true, failed_before_ms?}`: deleting is for good, so every
+ * letter of a queue goes only when asked for by name (a call missing its `id` is refused).
+ */
+export const DiscardInput = z.object({
+  queue: queueName,
+  id: messageId.optional(),
+  all: z.literal(true).optional(),
+  failed_before_ms: failedBefore.optional(),
+}).superRefine((input, ctx) => {
+  if (input.id === undefined && input.all !== true) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["id"],
+      message: 'Missing: give the "id" of one dead letter, or "all": true to delete every one',
+    });
+  } else if (
+    input.id !== undefined && (input.all === true || input.failed_before_ms !== undefined)
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: [input.all === true ? "all" : "failed_before_ms"],
+      message: 'Cannot be given with "id": it picks among all of the queue\'s dead letters',
+    });
+  }
+});
 
 /** `payload` parsed by `schema`, or a `CallError` naming `fn` and the field. */
 export function readInput<S extends z.ZodType>(
