@@ -48,6 +48,8 @@ export class NativeSocket implements EngineSocket {
   /** A byte arrived since the last idle check. */
   #heard = true;
   #pinged = false;
+  /** `Outbox.batches` when the last pong was queued: while it is unchanged, that pong is unsent. */
+  #pongBatch = -1;
   #idleTimer: ReturnType<typeof setInterval> | undefined;
   #closeTimer: ReturnType<typeof setTimeout> | undefined;
   #tcpClosed = false;
@@ -148,7 +150,11 @@ export class NativeSocket implements EngineSocket {
         if (this.#state === SocketState.Open) this.onBinary?.(bytes);
       },
       ping: (payload) => {
-        if (this.#state === SocketState.Open) this.#outbox.frame(Opcode.Pong, payload);
+        // One pong waits at a time (RFC 6455 §5.5.3 lets a burst of pings have one answer): a
+        // client that pings and does not read fills no memory with pongs.
+        if (this.#state !== SocketState.Open || this.#pongBatch === this.#outbox.batches) return;
+        this.#pongBatch = this.#outbox.batches;
+        this.#outbox.frame(Opcode.Pong, payload);
       },
       pong: () => {
         this.#pinged = false;
@@ -173,9 +179,11 @@ export class NativeSocket implements EngineSocket {
       this.#outbox.frame(Opcode.Ping, EMPTY);
       return;
     }
-    // As Deno's server does: a close frame, and the connection ends without waiting for an answer.
+    // As Deno's server does: a close frame, and the connection ends without waiting for an answer
+    // (nor longer than closeTimeoutMs for the frame to be written: the client may read nothing).
     this.#sendClose(1001, "No response from ping frame.");
     this.#outbox.drained().then(() => this.#cut());
+    this.#closeTimer = setTimeout(() => this.#cut(), this.#options.closeTimeoutMs);
   }
 
   /** A protocol violation: a close frame with `code`, then the connection ends. */

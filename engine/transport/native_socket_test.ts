@@ -196,3 +196,39 @@ Deno.test("NativeSocket hands on a burst a few frames at a time, letting out the
     assert.ok(pause > 0 && pause < 30, `the burst was handed on in one go: ${seen.join(" ")}`);
     assert.equal(seen.length, 31);
   }));
+
+/** `promise`, or a failure naming `what` once `ms` pass (a hang would stall the whole suite). */
+function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Not within ${ms} ms: ${what}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** More than the kernel buffers of a loopback connection hold for a peer that does not read. */
+const STALL_BYTES = 16 * 1024 * 1024;
+
+Deno.test("NativeSocket ends the connection of an idle client that reads nothing either", () =>
+  withSocket({ idleTimeoutMs: 100, closeTimeoutMs: 100 }, async (socket, _client, ended) => {
+    // The client never reads: this stays queued, and the ping and close frames behind it.
+    socket.send("x".repeat(STALL_BYTES));
+    assert.equal((await within(10_000, "the connection ends", ended)).code, 1006);
+    assert.equal(socket.readyState, SocketState.Closed);
+  }));
+
+Deno.test("NativeSocket queues one pong at a time for a client that pings and does not read", () =>
+  withSocket({}, async (socket, client) => {
+    const marker = new Promise<void>((resolve) => socket.onText = () => resolve());
+    const ping = encodeFrame(Opcode.Ping, new Uint8Array(125), true);
+    const flood = new Uint8Array(ping.length * 100_000);
+    for (let at = 0; at < flood.length; at += ping.length) flood.set(ping, at);
+    const write = (async () => {
+      for (let off = 0; off < flood.length;) off += await client.conn.write(flood.subarray(off));
+      await client.send(Opcode.Text, "done");
+    })();
+    await marker;
+    await write;
+    // 100,000 pongs are 12.7 MB: far more than the kernel takes for a client that does not read.
+    assert.ok(socket.bufferedAmount <= 127, `${socket.bufferedAmount} bytes queued`);
+  }));

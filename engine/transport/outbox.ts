@@ -36,6 +36,7 @@ export class Outbox {
   #scheduled = false;
   #failed = false;
   #drained: (() => void)[] = [];
+  #batches = 0;
 
   constructor(conn: Pick<Deno.Conn, "write">, options: OutboxOptions) {
     this.#conn = conn;
@@ -47,6 +48,11 @@ export class Outbox {
   /** Bytes queued and not yet written. */
   get bufferedAmount(): number {
     return this.#len + this.#writeEnd - this.#writeAt;
+  }
+
+  /** How many buffers have been handed to a write: frames queued since the last change wait unwritten. */
+  get batches(): number {
+    return this.#batches;
   }
 
   /** Queues bytes as they are (the handshake response). */
@@ -112,6 +118,7 @@ export class Outbox {
     if (this.#writing !== undefined || this.#failed) return;
     if (this.#len === 0) return this.#settle();
     this.#writing = this.#buf;
+    this.#batches++;
     this.#writeAt = 0;
     this.#writeEnd = this.#len;
     this.#buf = this.#spare ?? new Uint8Array(this.#initial);
