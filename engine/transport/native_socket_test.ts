@@ -230,5 +230,6 @@ Deno.test("NativeSocket queues one pong at a time for a client that pings and do
     await marker;
     await write;
     // 100,000 pongs are 12.7 MB: far more than the kernel takes for a client that does not read.
-    assert.ok(socket.bufferedAmount <= 127, `${socket.bufferedAmount} bytes queued`);
+    // What stays queued is at most the rest of the pong being written and the one waiting.
+    assert.ok(socket.bufferedAmount <= 2 * 127, `${socket.bufferedAmount} bytes queued`);
   }));
