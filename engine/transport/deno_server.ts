@@ -5,6 +5,7 @@
  */
 import type { WebSocketSession } from "../session.ts";
 import { openSession, receiveTelemetry } from "./attach.ts";
+import { checkUpgrade, hasToken } from "./handshake.ts";
 import {
   type EngineServer,
   IDLE_TIMEOUT_S,
@@ -23,12 +24,19 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
     const remoteAddress = info.remoteAddr.hostname;
     const route = routeRequest({
       pathname: new URL(req.url).pathname,
-      upgrade: req.headers.get("upgrade")?.toLowerCase() === "websocket",
+      upgrade: hasToken(req.headers.get("upgrade"), "websocket"),
       origin: req.headers.get("origin"),
       authorization: req.headers.get("authorization"),
       remoteAddress,
     }, options);
     if (route.kind === "reply") return Response.json(route.body, { status: route.status });
+    // Checked here, as the native server does: Deno.upgradeWebSocket() throws (a 500) on some
+    // invalid requests and accepts others (a POST, another version, two keys).
+    const check = checkUpgrade({ method: req.method, header: (name) => req.headers.get(name) });
+    if (!check.ok) {
+      const body = { error: { code: "BAD_REQUEST", message: check.message } };
+      return Response.json(body, { status: check.status, headers: check.headers ?? {} });
+    }
     const { socket, response } = Deno.upgradeWebSocket(req, { idleTimeout: IDLE_TIMEOUT_S });
     socket.binaryType = "arraybuffer";
     if (route.path === "/otel") {

@@ -1,12 +1,26 @@
 /**
  * The server side of the WebSocket opening handshake (RFC 6455 §4.2): checks
- * an upgrade request and builds the `101 Switching Protocols` answer. The
+ * an upgrade request and builds the `101 Switching Protocols` answer. Both
+ * servers refuse a request the same way with {@linkcode checkUpgrade}. The
  * accept value is computed by the SDK's client handshake, which checks it.
  *
  * @module
  */
 import { acceptFor } from "../../sdk/typescript/websocket/handshake.ts";
 import type { RequestHead } from "./http_head.ts";
+
+/** The parts of an upgrade request the check reads. */
+export interface UpgradeRequest {
+  method: string;
+  /** `1.0` or `1.1`; undefined when the server does not say (Deno's `Request`). */
+  version?: string;
+  /** A header's value (repeated fields joined with ", "), or null/undefined when absent. */
+  header(name: string): string | null | undefined;
+}
+
+export type UpgradeCheck =
+  | { ok: true; key: string }
+  | { ok: false; status: 400 | 426; message: string; headers?: Record<string, string> };
 
 export type Handshake =
   | { ok: true; response: Uint8Array }
@@ -16,16 +30,18 @@ const encoder = new TextEncoder();
 /** A key is 16 random bytes in base64: 22 characters and `==`. */
 const KEY = /^[A-Za-z0-9+/]{22}==$/;
 
-/** Accepts `head` (already routed to a WebSocket endpoint) or says why not. */
-export function acceptUpgrade(head: RequestHead): Handshake {
-  if (head.method !== "GET") {
-    return refuse(400, `A WebSocket upgrade must be a GET request, not ${head.method}`);
+/** Whether `req` is a valid version 13 upgrade (already routed to a WebSocket endpoint), or why not. */
+export function checkUpgrade(req: UpgradeRequest): UpgradeCheck {
+  if (req.method !== "GET") {
+    return refuse(`A WebSocket upgrade must be a GET request, not ${req.method}`);
   }
-  if (head.version !== "1.1") return refuse(400, "A WebSocket upgrade needs HTTP/1.1");
-  if (!hasToken(head.headers.get("connection"), "upgrade")) {
-    return refuse(400, 'A WebSocket upgrade needs the header "Connection: Upgrade"');
+  if (req.version !== undefined && req.version !== "1.1") {
+    return refuse("A WebSocket upgrade needs HTTP/1.1");
   }
-  const version = head.headers.get("sec-websocket-version");
+  if (!hasToken(req.header("connection"), "upgrade")) {
+    return refuse('A WebSocket upgrade needs the header "Connection: Upgrade"');
+  }
+  const version = req.header("sec-websocket-version");
   if (version !== "13") {
     return {
       ok: false,
@@ -34,24 +50,35 @@ export function acceptUpgrade(head: RequestHead): Handshake {
       headers: { "sec-websocket-version": "13" },
     };
   }
-  const key = head.headers.get("sec-websocket-key") ?? "";
+  const key = req.header("sec-websocket-key") ?? "";
   if (!KEY.test(key)) {
-    return refuse(400, `Invalid Sec-WebSocket-Key ${JSON.stringify(key.slice(0, 60))}`);
+    return refuse(`Invalid Sec-WebSocket-Key ${JSON.stringify(key.slice(0, 60))}`);
   }
+  return { ok: true, key };
+}
+
+/** Accepts `head` (already routed to a WebSocket endpoint) or says why not. */
+export function acceptUpgrade(head: RequestHead): Handshake {
+  const check = checkUpgrade({
+    method: head.method,
+    version: head.version,
+    header: (name) => head.headers.get(name),
+  });
+  if (!check.ok) return check;
   return {
     ok: true,
     response: encoder.encode(
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-        `Sec-WebSocket-Accept: ${acceptFor(key)}\r\n\r\n`,
+        `Sec-WebSocket-Accept: ${acceptFor(check.key)}\r\n\r\n`,
     ),
   };
 }
 
-function refuse(status: 400, message: string): Handshake {
-  return { ok: false, status, message };
+/** Whether the comma-separated header `value` lists `token` (in any case). */
+export function hasToken(value: string | null | undefined, token: string): boolean {
+  return value != null && value.split(",").some((t) => t.trim().toLowerCase() === token);
 }
 
-/** Whether the comma-separated header `value` lists `token` (in any case). */
-function hasToken(value: string | undefined, token: string): boolean {
-  return value !== undefined && value.split(",").some((t) => t.trim().toLowerCase() === token);
+function refuse(message: string): UpgradeCheck {
+  return { ok: false, status: 400, message };
 }

@@ -8,7 +8,7 @@
 import type { WebSocketSession } from "../session.ts";
 import { acceptLoop } from "./accept_loop.ts";
 import { openSession, receiveTelemetry } from "./attach.ts";
-import { acceptUpgrade } from "./handshake.ts";
+import { acceptUpgrade, hasToken } from "./handshake.ts";
 import { DEFAULT_HEAD_LIMITS, readRequestHead, type RequestHead } from "./http_head.ts";
 import { jsonResponse, writeAll } from "./http_reply.ts";
 import { NativeSocket } from "./native_socket.ts";
@@ -62,7 +62,7 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     }
     const route = routeRequest({
       pathname,
-      upgrade: request.headers.get("upgrade")?.toLowerCase() === "websocket",
+      upgrade: hasToken(request.headers.get("upgrade"), "websocket"),
       origin: request.headers.get("origin") ?? null,
       authorization: request.headers.get("authorization") ?? null,
       remoteAddress,
@@ -158,13 +158,18 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
   });
 }
 
-/** The path of a request target (origin form, or absolute form from a proxy). */
+/**
+ * The path of a request target: origin form (`/path?query`, read as Deno's
+ * server reads it: `//x` is a path, not a host) or absolute form from a
+ * proxy (`http://host/path`); undefined for anything else.
+ */
 function pathOf(head: RequestHead): string | undefined {
+  const target = head.target;
   try {
-    return new URL(head.target, "http://engine").pathname;
-  } catch {
-    return undefined;
-  }
+    if (target.startsWith("/")) return new URL(`http://engine${target}`).pathname;
+    if (/^https?:\/\//i.test(target)) return new URL(target).pathname;
+  } catch { /* not a URL */ }
+  return undefined;
 }
 
 /** Writes a complete JSON response; the caller closes the connection after it. */

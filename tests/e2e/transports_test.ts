@@ -42,6 +42,24 @@ async function request(port: number, head: string) {
   }
 }
 
+/** The status of the response to `head` (its first line is enough: a 101 has no body). */
+async function statusOf(port: number, head: string): Promise<number> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(enc.encode(head));
+    let text = "";
+    const buf = new Uint8Array(4096);
+    while (!text.includes("\r\n")) {
+      const n = await conn.read(buf);
+      if (n === null) throw new Error(`Connection closed after ${JSON.stringify(text)}`);
+      text += dec.decode(buf.subarray(0, n));
+    }
+    return Number(text.slice(9, 12));
+  } finally {
+    conn.close();
+  }
+}
+
 const upgrade = (path: string, extra = "") =>
   `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
   `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`;
@@ -78,14 +96,51 @@ for (const transport of TRANSPORTS) {
         [upgrade("/"), 401, "AUTH_ERROR"],
         [upgrade("/otel", "authorization: Bearer wrong\r\n"), 401, "AUTH_ERROR"],
       ];
+      // Not a valid upgrade: both servers answer 400 (426 for another version) and log nothing.
+      const bad = (lines: string) =>
+        `GET / HTTP/1.1\r\nHost: a\r\nauthorization: Bearer s3cret\r\n${lines}\r\n`;
+      const key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+      refusals.push(
+        [bad(`Upgrade: websocket\r\n${key}Sec-WebSocket-Version: 13\r\n`), 400, "BAD_REQUEST"],
+        [
+          bad("Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"),
+          400,
+          "BAD_REQUEST",
+        ],
+        [
+          bad(
+            `Upgrade: websocket\r\nConnection: Upgrade\r\n${key}${key}Sec-WebSocket-Version: 13\r\n`,
+          ),
+          400,
+          "BAD_REQUEST",
+        ],
+        [
+          bad(`Upgrade: websocket\r\nConnection: Upgrade\r\n${key}Sec-WebSocket-Version: 8\r\n`),
+          426,
+          "BAD_REQUEST",
+        ],
+        [
+          upgrade("/", "authorization: Bearer s3cret\r\n").replace("GET", "POST"),
+          400,
+          "BAD_REQUEST",
+        ],
+        // "//x" is a path (not a host): no endpoint there.
+        [upgrade("//x", "authorization: Bearer s3cret\r\n"), 404, "NOT_FOUND"],
+      );
       for (const [head, status, code] of refusals) {
         const r = await request(engine.port, head);
         assert.equal(r.status, status, head);
         assert.equal(r.body.error.code, code, head);
       }
+      // Token lists in any case, as Deno.upgradeWebSocket() reads them.
+      const lists = upgrade("/", "authorization: Bearer s3cret\r\n")
+        .replace("Upgrade: websocket", "Upgrade: h2c, WebSocket")
+        .replace("Connection: Upgrade", "Connection: keep-alive,upgrade");
+      assert.equal(await statusOf(engine.port, lists), 101);
       const warnings = engine.logs.query({}).map((e) => e.message);
       assert.ok(warnings.some((m) => /opened by a web page at "https:\/\/evil.example"/.test(m)));
       assert.ok(warnings.some((m) => /missing or wrong token/.test(m)));
+      assert.deepEqual(warnings.filter((m) => /Engine server error/.test(m)), []);
       await caller.close();
       await worker.close();
     } finally {
