@@ -37,6 +37,8 @@ export interface HeadLimits {
 }
 
 export const DEFAULT_HEAD_LIMITS: HeadLimits = { maxBytes: 16 * 1024, timeoutMs: 10_000 };
+/** Enough for a worker's upgrade request in one read. */
+const FIRST_BUFFER_BYTES = 2048;
 
 const latin1 = new TextDecoder("latin1");
 const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([^\s]+) HTTP\/(1\.[01])$/;
@@ -50,7 +52,8 @@ export async function readRequestHead(
   conn: Pick<Deno.Conn, "read" | "close">,
   limits: HeadLimits = DEFAULT_HEAD_LIMITS,
 ): Promise<HeadRead> {
-  const buf = new Uint8Array(limits.maxBytes);
+  // Grown as the head arrives: a client that sends nothing holds little memory.
+  let buf = new Uint8Array(Math.min(FIRST_BUFFER_BYTES, limits.maxBytes));
   let used = 0;
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -61,6 +64,11 @@ export async function readRequestHead(
   }, limits.timeoutMs);
   try {
     for (;;) {
+      if (used === buf.length) {
+        const grown = new Uint8Array(Math.min(buf.length * 2, limits.maxBytes));
+        grown.set(buf);
+        buf = grown;
+      }
       let n: number | null;
       try {
         n = await conn.read(buf.subarray(used));

@@ -101,3 +101,26 @@ Deno.test("readRequestHead() reports a client that leaves before its head ends",
     client.close();
     assert.deepEqual(await reading, { kind: "ended" });
   }));
+
+Deno.test("readRequestHead() reserves little memory for a client that has sent little", async () => {
+  // A fake connection, to see the buffers it is read into: a thousand silent clients should not
+  // hold 16 KiB each.
+  const sizes: number[] = [];
+  const chunks = [enc.encode(`GET / HTTP/1.1\r\nX: ${"x".repeat(9000)}`), enc.encode("\r\n\r\n")];
+  const conn = {
+    read(p: Uint8Array): Promise<number | null> {
+      sizes.push(p.length);
+      const chunk = chunks[0];
+      if (chunk === undefined) return Promise.resolve(null);
+      const n = Math.min(p.length, chunk.length);
+      p.set(chunk.subarray(0, n));
+      chunks[0] = chunk.subarray(n);
+      if (chunks[0].length === 0) chunks.shift();
+      return Promise.resolve(n);
+    },
+    close() {},
+  };
+  const read = await readRequestHead(conn, { maxBytes: 16 * 1024, timeoutMs: 5000 });
+  assert.equal(read.kind, "head");
+  assert.ok(sizes[0]! <= 2048, `first read into ${sizes[0]} bytes`);
+});
