@@ -43,7 +43,7 @@ export function routeRequest(req: RouteRequest, context: RouteContext): Route {
     return refuse(
       upgrade ? 404 : 426,
       "NOT_FOUND",
-      `No WebSocket endpoint at "${pathname}": connect to "/"`,
+      `No WebSocket endpoint at ${JSON.stringify(pathname.slice(0, 200))}: connect to "/"`,
     );
   }
   // A web page in the operator's browser can open this socket too: only loopback pages may.

@@ -132,6 +132,13 @@ for (const transport of TRANSPORTS) {
         assert.equal(r.status, status, head);
         assert.equal(r.body.error.code, code, head);
       }
+      // A long path is not echoed whole.
+      const long = await request(
+        engine.port,
+        `GET /${"a".repeat(8000)} HTTP/1.1\r\nHost: a\r\n\r\n`,
+      );
+      assert.equal(long.status, 426);
+      assert.ok(long.body.error.message.length < 300, long.body.error.message.length);
       // Token lists in any case, as Deno.upgradeWebSocket() reads them.
       const lists = upgrade("/", "authorization: Bearer s3cret\r\n")
         .replace("Upgrade: websocket", "Upgrade: h2c, WebSocket")
