@@ -216,7 +216,10 @@ export class FrameReader {
   #append(payload: Uint8Array): void {
     const need = this.#fragLen + payload.length;
     if (this.#frag === undefined || this.#frag.length < need) {
-      const grown = new Uint8Array(Math.max(need, (this.#frag?.length ?? 0) * 2, 4096));
+      // Doubling, but never past the largest message (`need` is within it: checked per frame).
+      const grown = new Uint8Array(
+        Math.min(Math.max(need, (this.#frag?.length ?? 0) * 2, 4096), Math.max(need, this.#max)),
+      );
       if (this.#frag) grown.set(this.#frag.subarray(0, this.#fragLen));
       this.#frag = grown;
     }

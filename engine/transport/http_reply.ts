@@ -19,17 +19,22 @@ const REASONS: Record<number, string> = {
 
 const encoder = new TextEncoder();
 
-/** The bytes of a complete response with `body` as JSON. */
+/**
+ * The bytes of a complete response with `body` as JSON; `headOnly` (a HEAD
+ * request) keeps the headers, `content-length` included, and leaves out the body.
+ */
 export function jsonResponse(
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
+  headOnly = false,
 ): Uint8Array {
   const json = encoder.encode(JSON.stringify(body));
   let head = `HTTP/1.1 ${status} ${REASONS[status] ?? "Unknown"}\r\n` +
     `content-type: application/json\r\ncontent-length: ${json.length}\r\nconnection: close\r\n`;
   for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
   const headBytes = encoder.encode(head + "\r\n");
+  if (headOnly) return headBytes;
   const out = new Uint8Array(headBytes.length + json.length);
   out.set(headBytes);
   out.set(json, headBytes.length);

@@ -67,7 +67,9 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
       authorization: request.headers.get("authorization") ?? null,
       remoteAddress,
     }, options);
-    if (route.kind === "reply") return await reply(conn, route.status, route.body);
+    if (route.kind === "reply") {
+      return await reply(conn, route.status, route.body, undefined, request.method === "HEAD");
+    }
     const handshake = acceptUpgrade(request);
     if (!handshake.ok) {
       const body = { error: { code: "BAD_REQUEST", message: handshake.message } };
@@ -178,6 +180,7 @@ async function reply(
   status: number,
   body: unknown,
   headers?: Record<string, string>,
+  headOnly = false,
 ): Promise<void> {
-  await writeAll(conn, jsonResponse(status, body, headers)).catch(() => {});
+  await writeAll(conn, jsonResponse(status, body, headers, headOnly)).catch(() => {});
 }

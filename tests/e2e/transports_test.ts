@@ -42,6 +42,20 @@ async function request(port: number, head: string) {
   }
 }
 
+/** All the bytes the server sends for `head` until it closes (the request asks it to). */
+async function wholeResponse(port: number, head: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(enc.encode(head));
+    let text = "";
+    const buf = new Uint8Array(4096);
+    for (let n; (n = await conn.read(buf)) !== null;) text += dec.decode(buf.subarray(0, n));
+    return text;
+  } finally {
+    conn.close();
+  }
+}
+
 /** The status of the response to `head` (its first line is enough: a 101 has no body). */
 async function statusOf(port: number, head: string): Promise<number> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
@@ -89,6 +103,14 @@ for (const transport of TRANSPORTS) {
 
       const health = await request(engine.port, "GET /health HTTP/1.1\r\nHost: a\r\n\r\n");
       assert.deepEqual(health, { status: 200, body: { status: "ok", workers: 3, functions: 15 } });
+      // HEAD: the headers of the GET, its length included, and no body after them.
+      const head = await wholeResponse(
+        engine.port,
+        "HEAD /health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+      );
+      assert.match(head, /^HTTP\/1\.1 200 /);
+      assert.match(head, /\r\ncontent-length: [1-9]\d*\r\n/i);
+      assert.ok(head.endsWith("\r\n\r\n"), `a body follows the head: ${JSON.stringify(head)}`);
       const refusals: [string, number, string][] = [
         ["GET / HTTP/1.1\r\nHost: a\r\n\r\n", 426, "NOT_FOUND"],
         [upgrade("/nope", "authorization: Bearer s3cret\r\n"), 404, "NOT_FOUND"],
