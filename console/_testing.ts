@@ -131,3 +131,22 @@ export async function readEvents(
   }
   return events;
 }
+
+/** A {@linkcode startHarness} whose console app is served on a free port, for a browser. */
+export async function servedHarness(
+  options: { token?: string } = {},
+): Promise<{ harness: Harness; url: string; stop(): Promise<void> }> {
+  const harness = await startHarness(options);
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    harness.app.fetch,
+  );
+  return {
+    harness,
+    url: `http://127.0.0.1:${server.addr.port}`,
+    stop: async () => {
+      await server.shutdown();
+      await harness.stop();
+    },
+  };
+}

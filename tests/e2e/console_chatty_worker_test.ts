@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
+import { consoleUrlOf, localWorkerYaml, writeConsoleConfig } from "../support/console_engine.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { type EngineProcess, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { writeLocalWorker } from "../support/local_worker.ts";
@@ -36,21 +37,11 @@ Deno.test({
       start: "deno run --allow-read main.ts",
       files: { "main.ts": CHATTY },
     });
-    await Deno.writeTextFile(
-      file,
-      `host: 127.0.0.1
-port: 0
-console:
-  port: 0
-workers:
-  - name: chatty
-    path: ${JSON.stringify(chatty)}
-`,
-    );
+    await writeConsoleConfig(file, localWorkerYaml("chatty", chatty));
     const engine: EngineProcess = await spawnEngine({ config: file });
     let browser: Browser | undefined;
     try {
-      const url = /(http:\/\/\S+)/.exec(await engine.waitForLine(/^Console on http:/))![1]!;
+      const url = await consoleUrlOf(engine);
       browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
       page.setDefaultTimeout(20_000);

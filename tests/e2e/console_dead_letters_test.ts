@@ -12,7 +12,7 @@ import type { Browser, Page, Route } from "playwright-core";
 import { launchChromium } from "../support/chromium.ts";
 import { ROOT } from "../support/engine_process.ts";
 import { eventually } from "../support/local_worker.ts";
-import { type Harness, startHarness } from "../../console/_testing.ts";
+import { servedHarness } from "../../console/_testing.ts";
 import { queueWorker } from "../../workers/queue/mod.ts";
 
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
@@ -35,12 +35,7 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    const harness: Harness = await startHarness();
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      harness.app.fetch,
-    );
-    const url = `http://127.0.0.1:${server.addr.port}`;
+    const { harness, url, stop } = await servedHarness();
     let browser: Browser | undefined;
     try {
       await harness.engine.startBuiltin(
@@ -238,8 +233,7 @@ Deno.test({
       });
     } finally {
       await browser?.close();
-      await server.shutdown();
-      await harness.stop();
+      await stop();
     }
   },
 });

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { launchChromium } from "../support/chromium.ts";
 import { ROOT } from "../support/engine_process.ts";
-import { type Harness, startHarness } from "../../console/_testing.ts";
+import { servedHarness } from "../../console/_testing.ts";
 
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
 const MANY = 1200;
@@ -21,12 +21,7 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    const harness: Harness = await startHarness();
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      harness.app.fetch,
-    );
-    const url = `http://127.0.0.1:${server.addr.port}`;
+    const { harness, url, stop } = await servedHarness();
     let browser: Browser | undefined;
     try {
       for (let i = 0; i < MANY; i++) {
@@ -111,8 +106,7 @@ Deno.test({
       });
     } finally {
       await browser?.close();
-      await server.shutdown();
-      await harness.stop();
+      await stop();
     }
   },
 });

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
+import { consoleUrlOf, localWorkerYaml, writeConsoleConfig } from "../support/console_engine.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { eventually, writeLocalWorker } from "../support/local_worker.ts";
@@ -40,25 +41,16 @@ Deno.test({
       start: "deno run main.ts",
       files: { "main.ts": CRASHY },
     });
-    await Deno.writeTextFile(
+    await writeConsoleConfig(
       file,
-      `host: 127.0.0.1
-port: 0
-console:
-  port: 0
-workers:
-  - name: engine-http
-    config: { port: 0 }
-  - name: crashy
-    path: ${JSON.stringify(crashy)}
-`,
+      "  - name: engine-http\n    config: { port: 0 }\n" + localWorkerYaml("crashy", crashy),
     );
     const engine: EngineProcess = await spawnEngine({ config: file });
     let worker: WorkerProcess | undefined;
     let browser: Browser | undefined;
     let stopped = false;
     try {
-      const url = /(http:\/\/\S+)/.exec(await engine.waitForLine(/^Console on http:/))![1]!;
+      const url = await consoleUrlOf(engine);
       worker = await spawnWorker("tests/fixtures/console/incident_worker.ts", {
         ENGINE_URL: engine.url,
       });

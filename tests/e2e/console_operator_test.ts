@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../support/chromium.ts";
 import { ROOT } from "../support/engine_process.ts";
 import { eventually } from "../support/local_worker.ts";
-import { type Harness, startHarness } from "../../console/_testing.ts";
+import { servedHarness } from "../../console/_testing.ts";
 
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
 
@@ -32,12 +32,7 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    const harness: Harness = await startHarness();
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      harness.app.fetch,
-    );
-    const url = `http://127.0.0.1:${server.addr.port}`;
+    const { harness, url, stop } = await servedHarness();
     let browser: Browser | undefined;
     try {
       browser = await launchChromium();
@@ -162,8 +157,7 @@ Deno.test({
       );
     } finally {
       await browser?.close();
-      await server.shutdown();
-      await harness.stop();
+      await stop();
     }
   },
 });

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
+import { consoleUrlOf, localWorkerYaml, writeConsoleConfig } from "../support/console_engine.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { writeLocalWorker } from "../support/local_worker.ts";
@@ -72,21 +73,11 @@ Deno.test({
       start: "deno run main.ts",
       files: { "main.ts": DRIP },
     });
-    await Deno.writeTextFile(
-      file,
-      `host: 127.0.0.1
-port: 0
-console:
-  port: 0
-workers:
-  - name: drip
-    path: ${JSON.stringify(drip)}
-`,
-    );
+    await writeConsoleConfig(file, localWorkerYaml("drip", drip));
     const engine: EngineProcess = await spawnEngine({ config: file });
     let browser: Browser | undefined;
     try {
-      const url = /(http:\/\/\S+)/.exec(await engine.waitForLine(/^Console on http:/))![1]!;
+      const url = await consoleUrlOf(engine);
       browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
       page.setDefaultTimeout(20_000);
