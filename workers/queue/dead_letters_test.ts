@@ -7,20 +7,9 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { CallError, type InvocationContext } from "../../engine/api.ts";
-import {
-  folderHarness,
-  memoryHarness,
-  redisHarness,
-  type StoreBackend,
-  type StoreCase,
-  storeConformance,
-} from "../../tests/support/store_conformance.ts";
 import { recordingLog } from "../../tests/support/recording_log.ts";
-import { MemoryStore } from "./adapters/memory.ts";
-import { RedisStore } from "./adapters/redis.ts";
-import { SqliteStore } from "./adapters/sqlite.ts";
+import { onEveryQueueStore, type QueueBackend, type QueueCase } from "./adapters/_testing.ts";
 import type { QueueStore } from "./adapters/store.ts";
 import { ManualClock } from "./clock.ts";
 import { parseConfig } from "./config.ts";
@@ -28,7 +17,7 @@ import { Counters } from "./counters.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { createQueueFunctions } from "./functions.ts";
 
-type Backend = StoreBackend<QueueStore>;
+type Backend = QueueBackend;
 type Answer = Record<string, unknown> & { dead_letters: { id: string; failed_at_ms: number }[] };
 
 const T0 = 1_700_000_000_000;
@@ -88,7 +77,7 @@ async function bury(store: QueueStore, letters: [id: string, failedAt: number][]
 
 const ids = (answer: Answer) => answer.dead_letters.map((d) => d.id);
 
-const cases: Record<string, StoreCase<Backend, QueueStore>> = {
+const cases: Record<string, QueueCase> = {
   "dead_letters pages newest or oldest first with next_cursor": async (backend, stores) => {
     const { store, call } = await functionsOn(backend, stores);
     await bury(store, [["a", T0 + 1], ["c", T0 + 2], ["b", T0 + 2], ["d", T0 + 3], ["e", T0 + 4]]);
@@ -246,21 +235,4 @@ const cases: Record<string, StoreCase<Backend, QueueStore>> = {
   },
 };
 
-const suite = storeConformance("engine::queue dead-letter functions", cases);
-
-suite(
-  "memory",
-  () => memoryHarness(() => ({ shared: false, open: () => Promise.resolve(new MemoryStore()) })),
-);
-
-suite("sqlite", () =>
-  folderHarness("queue-dead-letters-", (dir) => ({
-    shared: true,
-    open: () => Promise.resolve(SqliteStore.open({ path: join(dir, "queue.db") })),
-  })));
-
-suite("redis", () =>
-  redisHarness((url) => ({
-    shared: true,
-    open: () => RedisStore.connect({ url }),
-  })));
+onEveryQueueStore("engine::queue dead-letter functions", cases, "queue-dead-letters-");

@@ -6,23 +6,12 @@
  */
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import {
-  folderHarness,
-  memoryHarness,
-  redisHarness,
-  type StoreBackend,
-  type StoreCase,
-  storeConformance,
-} from "../../../tests/support/store_conformance.ts";
-import { MemoryStore } from "./memory.ts";
-import { RedisStore } from "./redis.ts";
-import { SqliteStore } from "./sqlite.ts";
+import { onEveryQueueStore, type QueueBackend, type QueueCase } from "./_testing.ts";
 import type { NewMessage, QueueStore } from "./store.ts";
 
-type Backend = StoreBackend<QueueStore>;
+type Backend = QueueBackend;
 
-type Case = StoreCase<Backend, QueueStore>;
+type Case = QueueCase;
 
 const T0 = 1_700_000_000_000;
 const ERROR = { code: "invocation_failed", message: "boom" };
@@ -446,21 +435,4 @@ const cases: Record<string, Case> = {
   },
 };
 
-const conformance = storeConformance("QueueStore", cases);
-
-conformance(
-  "memory",
-  () => memoryHarness(() => ({ shared: false, open: () => Promise.resolve(new MemoryStore()) })),
-);
-
-conformance("sqlite", () =>
-  folderHarness("queue-sqlite-", (dir) => ({
-    shared: true,
-    open: () => Promise.resolve(SqliteStore.open({ path: join(dir, "queue.db") })),
-  })));
-
-conformance("redis", () =>
-  redisHarness((url) => ({
-    shared: true,
-    open: () => RedisStore.connect({ url }),
-  })));
+onEveryQueueStore("QueueStore", cases, "queue-sqlite-");
