@@ -173,7 +173,8 @@ class Connection:
         self._ws = ws
         self.connections += 1
         if self._last_error:
-            log.info('Connected to "%s"', self._url)
+            # At the level of the failure it ends: whoever saw that warning sees this too.
+            log.warning('Connected to "%s"', self._url)
         self._last_error = ""
         keepalive = asyncio.get_running_loop().create_task(self._keepalive(ws))
         code, reason = 1006, ""

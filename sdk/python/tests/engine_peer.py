@@ -93,8 +93,10 @@ class ScriptedEngine:
         send_registered: bool = True,
         auto_pong: bool = True,
         refuse_status: int | None = None,
+        listening: bool = True,
     ) -> None:
         self.send_registered = send_registered
+        self._listening = listening
         self.auto_pong = auto_pong
         self.refuse_status = refuse_status
         self.connections: list[PeerConnection] = []
@@ -116,20 +118,31 @@ class ScriptedEngine:
         # A hand-written accept loop rather than asyncio's Server: every accepted
         # socket is tracked and closed at exit, even one accepted during the stop.
         self._listener.bind(("127.0.0.1", 0))
-        self._listener.listen(64)
         self._listener.setblocking(False)
         self.port = self._listener.getsockname()[1]
         self._thread.start()
+        if self._listening:
+            self._listening = False
+            self.listen()
+        return self
+
+    def listen(self) -> None:
+        """Starts accepting connections. Until then (``listening=False``) the port is bound but
+        refuses them, as an engine that is not running does."""
+        if self._listening:
+            return
+        self._listening = True
+        self._listener.listen(64)
 
         async def start() -> None:
             self._loop.add_reader(self._listener.fileno(), self._on_listener_readable)
 
         asyncio.run_coroutine_threadsafe(start(), self._loop).result(WAIT)
-        return self
 
     def __exit__(self, *exc: object) -> None:
         async def stop() -> None:
-            self._loop.remove_reader(self._listener.fileno())
+            if self._listening:
+                self._loop.remove_reader(self._listener.fileno())
             self._listener.close()
             for task in list(self._tasks):
                 task.cancel()

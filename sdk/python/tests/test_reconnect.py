@@ -3,6 +3,11 @@ heartbeat pings and the idle deadline."""
 
 from __future__ import annotations
 
+import queue
+import subprocess
+import sys
+import textwrap
+import threading
 import unittest
 import support
 
@@ -140,6 +145,41 @@ class ReconnectTest(support.WorkerTestCase):
         support.wait_until(lambda: first.ping_count >= 25, "pings over more than twice the idle deadline")
         self.assertFalse(first.closed.is_set())
         self.assertEqual(len(engine.connections), 1)
+
+    def test_a_worker_that_could_not_connect_says_so_in_its_log_once_it_connects(self) -> None:
+        # With logging left unconfigured, as in most scripts: Python shows warnings and up only.
+        engine = self.start_engine(listening=False)  # the port refuses connections, as with no engine
+        source = textwrap.dedent(
+            f"""
+            import sys
+            sys.path.insert(0, {support.SDK_ROOT!r})
+            from engine_sdk import register_worker
+
+            worker = register_worker({engine.url!r}, {{"reconnect_initial_delay_ms": 20, "reconnect_max_delay_ms": 50}})
+            sys.stdin.readline()
+            worker.shutdown()
+            """
+        )
+        proc = subprocess.Popen([sys.executable, "-c", source], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: (proc.stdin.close(), proc.stderr.close()))  # type: ignore[union-attr]
+        self.addCleanup(lambda: proc.poll() is None and (proc.kill(), proc.wait()))
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
+
+        def next_line() -> str:
+            try:
+                return lines.get(timeout=5)
+            except queue.Empty:
+                raise AssertionError("the worker logged nothing more within 5s") from None
+
+        self.assertTrue(next_line().startswith(f'Cannot connect to "{engine.url}": '))
+        engine.listen()
+        engine.wait_connection(1)
+        self.assertEqual(next_line(), f'Connected to "{engine.url}"\n')
+        proc.stdin.write("\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        self.assertEqual(proc.wait(10), 0)
 
 
 if __name__ == "__main__":
