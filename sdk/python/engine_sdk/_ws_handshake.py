@@ -32,20 +32,22 @@ class Target:
     host_header: str
 
 
-def parse_url(url: str) -> Target:
-    """Splits a WebSocket URL; raises ``ValueError`` naming the URL when it is not one."""
+def parse_url(url: str, *, given: str | None = None, source: str = "") -> Target:
+    """Splits a WebSocket URL; raises ``ValueError`` naming the URL when it is not one: as ``given``
+    (the text it was trimmed from, if any), followed by ``source`` (such as ``" (from ENGINE_URL)"``)."""
+    shown = f'"{url if given is None else given}"{source}'
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in ("ws", "wss"):
-        raise ValueError(f'Invalid engine URL "{url}": expected a ws:// or wss:// URL')
+        raise ValueError(f"Invalid engine URL {shown}: expected a ws:// or wss:// URL")
     if not parts.hostname:
-        raise ValueError(f'Invalid engine URL "{url}": no host')
+        raise ValueError(f"Invalid engine URL {shown}: no host")
     secure = scheme == "wss"
     default_port = 443 if secure else 80
     try:
         port = parts.port or default_port
     except ValueError as err:
-        raise ValueError(f'Invalid engine URL "{url}": {err}') from None
+        raise ValueError(f"Invalid engine URL {shown}: {err}") from None
     host = parts.hostname
     shown = f"[{host}]" if ":" in host else host
     host_header = shown if port == default_port else f"{shown}:{port}"

@@ -10,6 +10,8 @@ import ssl
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from ._ws_handshake import parse_url
+
 DEFAULT_ENGINE_URL = "ws://localhost:49134"
 
 
@@ -28,7 +30,8 @@ class InitOptions:
     worker_description: str | None = None
     """Optional description sent with the worker's metadata."""
     token: str | None = None
-    """Sent as ``Authorization: Bearer <token>`` on the upgrade. Default: ``$ENGINE_TOKEN``."""
+    """Sent as ``Authorization: Bearer <token>`` on the upgrade, unless ``headers`` hold an
+    ``Authorization`` header. Default: ``$ENGINE_TOKEN``."""
     headers: dict[str, str] = field(default_factory=dict)
     """Extra headers of the WebSocket upgrade request."""
     invocation_timeout_ms: int = 30_000
@@ -103,9 +106,24 @@ def to_options(options: InitOptions | Mapping[str, Any] | None) -> InitOptions:
     return result
 
 
+# What a WHATWG URL parser (the TypeScript SDK's) trims around a URL: U+0000 to U+0020.
+_AROUND_URL = "".join(chr(code) for code in range(0x21))
+
+
 def resolve_url(url: str | None) -> str:
-    """The engine URL: the argument, else ``$ENGINE_URL``, else ``ws://localhost:49134``."""
-    return url or os.environ.get("ENGINE_URL") or DEFAULT_ENGINE_URL
+    """The engine URL: the argument, else ``$ENGINE_URL`` (empty counts as unset), else
+    ``ws://localhost:49134``, without the spaces and control characters around it.
+
+    Raises ``ValueError`` unless it is a ``ws://`` or ``wss://`` URL, naming the URL as given and,
+    when it came from there, ``ENGINE_URL``.
+    """
+    if url is not None:
+        given, source = url, ""
+    else:
+        given, source = os.environ.get("ENGINE_URL") or DEFAULT_ENGINE_URL, " (from ENGINE_URL)"
+    trimmed = given.strip(_AROUND_URL)
+    parse_url(trimmed, given=given, source=source)
+    return trimmed
 
 
 def resolve_name(options: InitOptions) -> str:
@@ -114,13 +132,25 @@ def resolve_name(options: InitOptions) -> str:
 
 
 def upgrade_headers(options: InitOptions) -> dict[str, str]:
-    """Headers of the upgrade request: ``options.headers`` plus the bearer token, if any."""
+    """Headers of the upgrade request: ``options.headers``, plus ``Authorization: Bearer <token>``
+    when there is a token (the option, else ``$ENGINE_TOKEN``) and no ``Authorization`` header.
+
+    Raises ``ValueError`` naming where the token came from when no request could carry it.
+    """
     headers = dict(options.headers)
-    token = options.token or os.environ.get("ENGINE_TOKEN")
-    if token:
-        for name in [n for n in headers if n.lower() == "authorization"]:
-            del headers[name]
-        headers["Authorization"] = f"Bearer {token}"
+    token = options.token if options.token is not None else os.environ.get("ENGINE_TOKEN")
+    if not token or any(name.lower() == "authorization" for name in headers):
+        return headers
+    source = "ENGINE_TOKEN" if options.token is None else 'Option "token"'
+    if any(char in token for char in "\r\n\0"):
+        raise ValueError(
+            f"{source} cannot be sent as a bearer token: it holds a line break or NUL (a trailing newline from a file?)"
+        )
+    try:
+        token.encode("latin-1")
+    except UnicodeEncodeError:
+        raise ValueError(f"{source} cannot be sent as a bearer token: HTTP headers hold Latin-1 text only") from None
+    headers["Authorization"] = f"Bearer {token}"
     return headers
 
 

@@ -69,9 +69,10 @@ def register_worker(
     """Connects a worker to the engine and returns it at once (the connection
     opens in the background and reopens whenever it drops).
 
-    ``url`` defaults to ``$ENGINE_URL``, else ``ws://localhost:49134``. Raises
-    ``ValueError`` for a URL that is not ``ws://`` or ``wss://``, for bad options, and
-    for a header or token the upgrade request cannot carry.
+    ``url`` defaults to ``$ENGINE_URL`` (empty counts as unset), else ``ws://localhost:49134``;
+    spaces and control characters around it are trimmed. Raises ``ValueError`` for a URL that is
+    not ``ws://`` or ``wss://``, for bad options, and for a header or token the upgrade request
+    cannot carry, naming the value and where it came from (``ENGINE_URL``, ``ENGINE_TOKEN``).
 
     Example::
 

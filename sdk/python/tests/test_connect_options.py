@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import unittest
+from typing import Any
 from unittest import mock
 
 import support
@@ -61,27 +62,64 @@ class ConnectOptionsTest(support.WorkerTestCase):
         self.addCleanup(anonymous.shutdown)
         self.assertEqual(anonymous.name, f"{socket.gethostname()}:{os.getpid()}")
 
-    def test_invalid_url_is_refused_at_once(self) -> None:
-        with self.assertRaisesRegex(ValueError, 'Invalid engine URL "http://x": expected a ws:// or wss:// URL'):
-            register_worker("http://x")
-        with mock.patch.dict(os.environ, {"ENGINE_URL": "localhost:49134"}):
-            with self.assertRaisesRegex(ValueError, 'Invalid engine URL "localhost:49134"'):
-                register_worker()
+    def test_url_and_token_no_connection_could_use_are_refused_at_once_naming_their_source(self) -> None:
+        # As the TypeScript SDK words them; else every connection attempt fails on them, forever.
+        bearer = "cannot be sent as a bearer token"
+        newline = "it holds a line break or NUL (a trailing newline from a file?)"
+        cases: list[tuple[str | None, dict[str, Any], dict[str, str], str]] = [
+            (None, {}, {"ENGINE_URL": " "}, 'Invalid engine URL " " (from ENGINE_URL): expected a ws:// or wss:// URL'),
+            (None, {}, {"ENGINE_URL": "localhost:49134"},
+             'Invalid engine URL "localhost:49134" (from ENGINE_URL): expected a ws:// or wss:// URL'),
+            ("http://x", {}, {}, 'Invalid engine URL "http://x": expected a ws:// or wss:// URL'),
+            ("", {}, {}, 'Invalid engine URL "": expected a ws:// or wss:// URL'),
+            ("ws://127.0.0.1:1", {}, {"ENGINE_TOKEN": "s3cret\n"}, f"ENGINE_TOKEN {bearer}: {newline}"),
+            ("ws://127.0.0.1:1", {}, {"ENGINE_TOKEN": "jeton-é-€"},
+             f"ENGINE_TOKEN {bearer}: HTTP headers hold Latin-1 text only"),
+            ("ws://127.0.0.1:1", {"token": "a\r\nX-Evil: 1"}, {"ENGINE_TOKEN": "fine"}, f'Option "token" {bearer}: {newline}'),
+            ("ws://127.0.0.1:1", {"token": "s3\x00cret"}, {}, f'Option "token" {bearer}: {newline}'),
+            ("ws://127.0.0.1:1", {"token": "日本"}, {}, f'Option "token" {bearer}: HTTP headers hold Latin-1 text only'),
+        ]
+        for url, options, env, message in cases:
+            with self.subTest(message=message, url=url, env=env), mock.patch.dict(os.environ, env):
+                with self.assertRaises(ValueError) as caught:
+                    register_worker(url, options)
+                self.assertEqual(str(caught.exception), message)
 
     def test_headers_no_upgrade_can_carry_are_refused_at_once(self) -> None:
-        # Else every connection attempt fails on them, forever, with only a warning in the log.
         cases = [
-            ({"headers": {"x-team": "日本"}}, {}, "Invalid header \"x-team\": HTTP headers hold Latin-1 text only"),
-            ({"headers": {"x-team": "a\r\nb"}}, {}, 'Invalid header "x-team": line breaks are not allowed'),
-            ({"token": "abc\n"}, {}, 'Invalid header "Authorization": line breaks are not allowed'),
-            ({}, {"ENGINE_TOKEN": "jeton-é-€"}, "Invalid header \"Authorization\": HTTP headers hold Latin-1 text only"),
+            ({"x-team": "日本"}, "Invalid header \"x-team\": HTTP headers hold Latin-1 text only"),
+            ({"x-team": "a\r\nb"}, 'Invalid header "x-team": line breaks are not allowed'),
         ]
-        for options, env, message in cases:
-            with self.subTest(message=message), mock.patch.dict(os.environ, env):
+        for headers, message in cases:
+            with self.subTest(message=message):
                 with self.assertRaises(ValueError) as caught:
-                    register_worker("ws://127.0.0.1:1", options)
-                self.assertIn(message, str(caught.exception))
+                    register_worker("ws://127.0.0.1:1", {"headers": headers})
+                self.assertEqual(str(caught.exception), message)
 
+    def test_spaces_and_control_characters_around_the_url_are_trimmed(self) -> None:
+        engine = self.start_engine()
+        with mock.patch.dict(os.environ, {"ENGINE_URL": f"  {engine.url}\n"}):
+            from_env = register_worker(options=support.FAST)
+        self.addCleanup(from_env.shutdown)
+        from_argument = self.start_worker(f"\t{engine.url} ")
+        self.assertEqual((from_env.url, from_argument.url), (engine.url, engine.url))
+        engine.wait_connection(2)
+        with mock.patch.dict(os.environ, {"ENGINE_URL": ""}):
+            self.assertEqual(resolve_url(None), DEFAULT_ENGINE_URL)  # empty means unset
+        # Only what a WHATWG URL parser trims: U+0000 to U+0020.
+        with self.assertRaisesRegex(ValueError, 'Invalid engine URL "ws://127.0.0.1:1\u00a0"'):
+            register_worker("ws://127.0.0.1:1\u00a0")
+
+    def test_an_explicit_authorization_header_wins_over_the_token(self) -> None:
+        engine = self.start_engine()
+        with mock.patch.dict(os.environ, {"ENGINE_TOKEN": "from-env"}):
+            self.start_worker(engine.url, headers={"authorization": "Basic dXNlcjpwdw=="})
+        self.start_worker(engine.url, token="from-option", headers={"Authorization": "Bearer explicit"})
+        # The token is not sent, so a token it could not send does not stop the worker either.
+        with mock.patch.dict(os.environ, {"ENGINE_TOKEN": "s3cret\n"}):
+            self.start_worker(engine.url, headers={"AUTHORIZATION": "Bearer third"})
+        sent = sorted(engine.wait_connection(i).headers["authorization"] for i in (1, 2, 3))
+        self.assertEqual(sent, ["Basic dXNlcjpwdw==", "Bearer explicit", "Bearer third"])
 
 if __name__ == "__main__":
     unittest.main()
