@@ -75,49 +75,37 @@ export function deadLetterRoutes(
     });
   });
 
-  // {id}: that dead letter. {all: true, failed_before_ms?}: every dead letter of the queue that
-  // failed before then (the moment the operator confirmed; later failures are kept), or every
-  // one without it: one call, one atomic step in the queue worker.
-  api.post("/:queue/redrive", async (c) => {
+  // {id}: that dead letter. {all: true, failed_before_ms}: every dead letter of the queue that
+  // failed before then (the moment the operator confirmed; later failures are kept), in one call,
+  // one atomic step of the queue worker. Redrive also takes all without the cut-off; discard
+  // requires it (deleting is for good).
+  const oneOrAll = (action: "redrive" | "discard") => async (c: Context) => {
     const body = await bodyOf(c);
     const queue = c.req.param("queue");
+    const functionId = `engine::queue::${action}`;
     if (typeof body?.id === "string" && body.id !== "") {
-      return c.json(await link.call("engine::queue::redrive", { queue, id: body.id }));
+      return c.json(await link.call(functionId, { queue, id: body.id }));
     }
-    if (body?.all !== true) {
+    const before = body?.failed_before_ms;
+    const cutOffRequired = action === "discard";
+    if (body?.all !== true || (cutOffRequired && typeof before !== "number")) {
       return badRequest(
         c,
-        'Expected a JSON body {"id": "<id>"} or {"all": true, "failed_before_ms"?: <time>}',
+        `Expected a JSON body {"id": "<id>"} or {"all": true, "failed_before_ms"${
+          cutOffRequired ? "" : "?"
+        }: <time>}`,
       );
     }
-    const before = body.failed_before_ms;
     return c.json(
-      await link.call("engine::queue::redrive", {
+      await link.call(functionId, {
         queue,
+        all: true,
         ...(before === undefined ? {} : { failed_before_ms: before }),
       }),
     );
-  });
-
-  // {id}: that dead letter. {all: true, failed_before_ms}: every dead letter that failed before
-  // then (required: deleting is for good), in one call: `{queue, discarded}`.
-  api.post("/:queue/discard", async (c) => {
-    const body = await bodyOf(c);
-    const queue = c.req.param("queue");
-    if (typeof body?.id === "string" && body.id !== "") {
-      return c.json(await link.call("engine::queue::discard", { queue, id: body.id }));
-    }
-    const before = body?.failed_before_ms;
-    if (body?.all !== true || typeof before !== "number") {
-      return badRequest(
-        c,
-        'Expected a JSON body {"id": "<id>"} or {"all": true, "failed_before_ms": <time>}',
-      );
-    }
-    return c.json(
-      await link.call("engine::queue::discard", { queue, all: true, failed_before_ms: before }),
-    );
-  });
+  };
+  api.post("/:queue/redrive", oneOrAll("redrive"));
+  api.post("/:queue/discard", oneOrAll("discard"));
   return api;
 }
 

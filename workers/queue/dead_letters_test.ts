@@ -212,14 +212,19 @@ const cases: Record<string, QueueCase> = {
       [
         "discard",
         { id: "a", failed_before_ms: T0 },
-        `"failed_before_ms": Cannot be given with "id": it picks among all of the queue's dead letters`,
+        `"failed_before_ms": Cannot be given with "id": the cut-off picks among all of the queue's dead letters`,
       ],
       [
         "discard",
         { id: "a", all: true },
-        `"all": Cannot be given with "id": it picks among all of the queue's dead letters`,
+        `"all": Cannot be given with "id": "all" means every dead letter of the queue`,
       ],
       ["discard", { all: false }, `"all": Invalid input: expected true`],
+      [
+        "redrive",
+        { id: "a", all: true },
+        `"all": Cannot be given with "id": "all" means every dead letter of the queue`,
+      ],
     ];
     for (const [fn, payload, message] of cases) {
       await assert.rejects(call(fn, { queue: "jobs", ...payload }), (error) => {

@@ -69,48 +69,46 @@ export const DeadLettersInput = z.object({
   cursor: cursor.optional(),
 });
 
-/** `{queue, id?, failed_before_ms?}`: one dead letter, or all (failed before the cut-off). */
-const oneOrAll = z.object({
-  queue: queueName,
-  id: messageId.optional(),
-  failed_before_ms: failedBefore.optional(),
-}).superRefine((input, ctx) => {
-  if (input.id === undefined || input.failed_before_ms === undefined) return;
-  ctx.addIssue({
-    code: "custom",
-    path: ["failed_before_ms"],
-    message: 'Cannot be given with "id": the cut-off picks among all of the queue\'s dead letters',
-  });
-});
-
-export const RedriveInput = oneOrAll;
-
 /**
- * `{queue, id}`, or `{queue, all: true, failed_before_ms?}`: deleting is for good, so every
- * letter of a queue goes only when asked for by name (a call missing its `id` is refused).
+ * `{queue, id}`: one dead letter; `{queue, all: true, failed_before_ms?}`: every one of the
+ * queue (that failed before the cut-off). With `allByName` (discard: deleting is for good) every
+ * letter goes only when asked for with `all: true`, and a call that lost its `id` is refused;
+ * without it (redrive), leaving out `id` means all.
  */
-export const DiscardInput = z.object({
-  queue: queueName,
-  id: messageId.optional(),
-  all: z.literal(true).optional(),
-  failed_before_ms: failedBefore.optional(),
-}).superRefine((input, ctx) => {
-  if (input.id === undefined && input.all !== true) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["id"],
-      message: 'Missing: give the "id" of one dead letter, or "all": true to delete every one',
-    });
-  } else if (
-    input.id !== undefined && (input.all === true || input.failed_before_ms !== undefined)
-  ) {
-    ctx.addIssue({
-      code: "custom",
-      path: [input.all === true ? "all" : "failed_before_ms"],
-      message: 'Cannot be given with "id": it picks among all of the queue\'s dead letters',
-    });
-  }
-});
+function oneOrAll(allByName: boolean) {
+  return z.object({
+    queue: queueName,
+    id: messageId.optional(),
+    all: z.literal(true).optional(),
+    failed_before_ms: failedBefore.optional(),
+  }).superRefine((input, ctx) => {
+    if (input.id === undefined) {
+      if (allByName && input.all !== true) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["id"],
+          message: 'Missing: give the "id" of one dead letter, or "all": true to delete every one',
+        });
+      }
+      return;
+    }
+    for (const field of ["all", "failed_before_ms"] as const) {
+      if (input[field] === undefined) continue;
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: field === "all"
+          ? 'Cannot be given with "id": "all" means every dead letter of the queue'
+          : 'Cannot be given with "id": the cut-off picks among all of the queue\'s dead letters',
+      });
+      return;
+    }
+  });
+}
+
+export const RedriveInput = oneOrAll(false);
+
+export const DiscardInput = oneOrAll(true);
 
 /** `payload` parsed by `schema`, or a `CallError` naming `fn` and the field. */
 export function readInput<S extends z.ZodType>(
