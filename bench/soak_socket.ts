@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 
 /** A text-frame connection to the engine. */
 export interface FrameSocket {
@@ -190,13 +191,7 @@ function frame(opcode: number, payload: Uint8Array): Uint8Array {
 }
 
 function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return Buffer.concat(parts);
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import assert from "node:assert/strict";
 import { encodeFrame, type Frame, FrameParser } from "../../sdk/typescript/websocket/frame.ts";
 import { Opcode } from "./frame_reader.ts";
@@ -186,8 +187,7 @@ Deno.test("NativeSocket hands on a burst a few frames at a time, letting out the
       { length: 30 },
       (_, i) => encodeFrame(Opcode.Text, enc.encode(`${i}`), true),
     );
-    const bytes = new Uint8Array(burst.reduce((n, b) => n + b.length, 0));
-    burst.reduce((at, b) => (bytes.set(b, at), at + b.length), 0);
+    const bytes = Buffer.concat(burst);
     await client.conn.write(bytes);
     const replies: string[] = [];
     while (replies.length < 30) replies.push(dec.decode((await client.next())!.payload));
