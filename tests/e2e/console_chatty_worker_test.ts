@@ -5,10 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { consoleUrlOf, localWorkerYaml, writeConsoleConfig } from "../support/console_engine.ts";
+import { startConsoleEngine } from "../support/console_engine.ts";
 import { launchChromium } from "../support/chromium.ts";
-import { type EngineProcess, spawnEngine, tempConfig } from "../support/engine_process.ts";
-import { writeLocalWorker } from "../support/local_worker.ts";
 
 const LINES = 3000;
 
@@ -31,17 +29,13 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const { dir, file } = await tempConfig("");
-    const chatty = await writeLocalWorker(`${dir}/chatty`, {
+    const { engine, url, folder: chatty } = await startConsoleEngine({
       name: "chatty",
       start: "deno run --allow-read main.ts",
       files: { "main.ts": CHATTY },
     });
-    await writeConsoleConfig(file, localWorkerYaml("chatty", chatty));
-    const engine: EngineProcess = await spawnEngine({ config: file });
     let browser: Browser | undefined;
     try {
-      const url = await consoleUrlOf(engine);
       browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
       page.setDefaultTimeout(20_000);

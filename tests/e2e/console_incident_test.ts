@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { consoleUrlOf, localWorkerYaml, writeConsoleConfig } from "../support/console_engine.ts";
+import { startConsoleEngine } from "../support/console_engine.ts";
 import { launchChromium } from "../support/chromium.ts";
-import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
-import { eventually, writeLocalWorker } from "../support/local_worker.ts";
+import { ROOT } from "../support/engine_process.ts";
+import { eventually } from "../support/local_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
@@ -35,22 +35,15 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    const { dir, file } = await tempConfig("");
-    const crashy = await writeLocalWorker(`${dir}/crashy`, {
+    const { dir, engine, url } = await startConsoleEngine({
       name: "crashy",
       start: "deno run main.ts",
       files: { "main.ts": CRASHY },
-    });
-    await writeConsoleConfig(
-      file,
-      "  - name: engine-http\n    config: { port: 0 }\n" + localWorkerYaml("crashy", crashy),
-    );
-    const engine: EngineProcess = await spawnEngine({ config: file });
+    }, "  - name: engine-http\n    config: { port: 0 }\n");
     let worker: WorkerProcess | undefined;
     let browser: Browser | undefined;
     let stopped = false;
     try {
-      const url = await consoleUrlOf(engine);
       worker = await spawnWorker("tests/fixtures/console/incident_worker.ts", {
         ENGINE_URL: engine.url,
       });

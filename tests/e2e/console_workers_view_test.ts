@@ -8,10 +8,9 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { consoleUrlOf, localWorkerYaml, writeConsoleConfig } from "../support/console_engine.ts";
+import { startConsoleEngine } from "../support/console_engine.ts";
 import { launchChromium } from "../support/chromium.ts";
-import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
-import { writeLocalWorker } from "../support/local_worker.ts";
+import { ROOT } from "../support/engine_process.ts";
 
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
 
@@ -67,17 +66,13 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     await Deno.mkdir(ARTIFACTS, { recursive: true });
-    const { dir, file } = await tempConfig("");
-    const drip = await writeLocalWorker(`${dir}/drip`, {
+    const { engine, url } = await startConsoleEngine({
       name: "drip",
       start: "deno run main.ts",
       files: { "main.ts": DRIP },
     });
-    await writeConsoleConfig(file, localWorkerYaml("drip", drip));
-    const engine: EngineProcess = await spawnEngine({ config: file });
     let browser: Browser | undefined;
     try {
-      const url = await consoleUrlOf(engine);
       browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
       page.setDefaultTimeout(20_000);

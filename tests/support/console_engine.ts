@@ -1,25 +1,43 @@
 /**
- * Test support for the console against an engine process: its config (the
- * console on a free port beside the given workers) and the console's URL.
+ * Test support for the console against an engine process: the engine with
+ * the console on a free port and one local worker, and the console's URL.
  *
  * @module
  */
-import type { EngineProcess } from "./engine_process.ts";
+import { type EngineProcess, spawnEngine, tempConfig } from "./engine_process.ts";
+import { type LocalWorkerSpec, writeLocalWorker } from "./local_worker.ts";
 
-/** Writes `file`: an engine on free ports, the console on, and `workersYaml` (list items). */
-export async function writeConsoleConfig(file: string, workersYaml: string): Promise<void> {
+export interface ConsoleEngine {
+  /** The temporary folder holding the config and the worker. */
+  dir: string;
+  /** The worker's folder. */
+  folder: string;
+  engine: EngineProcess;
+  /** The console's URL, as the engine printed it. */
+  url: string;
+}
+
+/**
+ * Starts an engine on free ports with the console on and, in `dir/<name>`,
+ * the local worker `spec`, after the `workers` list items of `workersYaml`.
+ */
+export async function startConsoleEngine(
+  spec: LocalWorkerSpec,
+  workersYaml = "",
+): Promise<ConsoleEngine> {
+  const { dir, file } = await tempConfig("");
+  const folder = await writeLocalWorker(`${dir}/${spec.name}`, spec);
   await Deno.writeTextFile(
     file,
-    `host: 127.0.0.1\nport: 0\nconsole:\n  port: 0\nworkers:\n${workersYaml}`,
+    `host: 127.0.0.1\nport: 0\nconsole:\n  port: 0\nworkers:\n${workersYaml}` +
+      `  - name: ${spec.name}\n    path: ${JSON.stringify(folder)}\n`,
   );
-}
-
-/** The YAML list item of a local worker in folder `path`. */
-export function localWorkerYaml(name: string, path: string): string {
-  return `  - name: ${name}\n    path: ${JSON.stringify(path)}\n`;
-}
-
-/** The console's URL, from the line the engine prints when it serves it. */
-export async function consoleUrlOf(engine: EngineProcess): Promise<string> {
-  return /(http:\/\/\S+)/.exec(await engine.waitForLine(/^Console on http:/))![1]!;
+  const engine = await spawnEngine({ config: file });
+  try {
+    const line = await engine.waitForLine(/^Console on http:/);
+    return { dir, folder, engine, url: /(http:\/\/\S+)/.exec(line)![1]! };
+  } catch (error) {
+    await engine.stop();
+    throw error;
+  }
 }
