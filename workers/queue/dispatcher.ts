@@ -4,7 +4,8 @@
  * as {@link decide} rules. One timer drives it all: it fires when the next
  * message of any queue comes due (a retry, a waiting message, a lease that
  * runs out), and at least every `pollMs` so messages another engine stored
- * in a shared back end are picked up too.
+ * in a shared back end are picked up too, in queues this engine knows and in
+ * queues another engine created since.
  *
  * Delivery is at least once: a message is deleted only after its function
  * answered, and a message claimed by an engine that died becomes due again
@@ -80,6 +81,8 @@ export class Dispatcher {
   #busy = 0;
   #idle: (() => void)[] = [];
   #stopping = false;
+  /** When {@link #discover} last read the store's queue names. */
+  #discoveredAt = -Infinity;
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
@@ -352,8 +355,28 @@ export class Dispatcher {
       this.#timer = undefined;
       this.#timerAt = Infinity;
       for (const queue of this.#queues.keys()) this.notify(queue);
+      this.#discover();
       this.#plan();
     }, Math.max(1, at - this.#clock.now()));
+  }
+
+  /**
+   * Looks for queues another engine sharing the store created since this one
+   * started (at most once a poll) and starts delivering them: without it, a
+   * queue first used on engine A waits for A's consumers alone.
+   */
+  #discover(): void {
+    const now = this.#clock.now();
+    if (now - this.#discoveredAt < (this.#o.pollMs ?? 1000)) return;
+    this.#discoveredAt = now;
+    this.#busy++;
+    (async () => {
+      for (const queue of await this.#o.store.queues()) {
+        if (!this.#queues.has(queue)) this.notify(queue);
+      }
+    })().catch(() => {
+      // The claims of the known queues report the store's trouble; one line each poll is enough.
+    }).finally(() => this.#done());
   }
 
   #done(): void {

@@ -220,3 +220,29 @@ Deno.test("Dispatcher delivers queues independently, each with its own limit", a
   assert.deepEqual(h.calls.all.map((c) => c.data).sort(), ["jobs-1", "other-1"]);
   await h.dispatcher.stop();
 });
+
+Deno.test("Dispatcher delivers a queue another engine created in the shared store, within one poll", async () => {
+  const h = dispatchHarness();
+  h.dispatcher.start([]);
+  await h.dispatcher.idle();
+  // Another engine sharing the store creates the queue and stores a message: no notice here.
+  await h.store.enqueue({
+    id: "elsewhere-1",
+    queue: "elsewhere",
+    functionId: "jobs::run",
+    dataText: '"from another engine"',
+    enqueuedAt: h.clock.now(),
+  });
+  await h.advance(1000);
+  const call = await h.calls.next();
+  assert.equal(call.data, "from another engine");
+  call.resolve();
+  assert.deepEqual(await h.events.next(), {
+    queue: "elsewhere",
+    id: "elsewhere-1",
+    kind: "ack",
+    attempts: 0,
+  });
+  assert.deepEqual(h.dispatcher.queues, ["elsewhere"]);
+  await h.dispatcher.stop();
+});

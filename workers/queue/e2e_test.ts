@@ -12,67 +12,13 @@ import { startEngine } from "../../engine/engine.ts";
 import { registerWorker } from "../../sdk/typescript/mod.ts";
 import { TriggerAction } from "../../sdk/typescript/mod.ts";
 import { runCli, spawnEngine, tempConfig } from "../../tests/support/engine_process.ts";
-import { JsonLineProcess } from "../../tests/support/json_line_process.ts";
-import { describePredicate } from "../../tests/support/waiters.ts";
+import { type Message, SdkProcess } from "./_sdk_process.ts";
 import { deadLetterLogs } from "./_testing.ts";
 import { queueWorker } from "./mod.ts";
 
-type Message = Record<string, unknown>;
 type Running = Awaited<ReturnType<typeof startEngine>>;
 
-const FIXTURE = new URL("../../tests/fixtures/queue/sdk_worker.ts", import.meta.url);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** A worker process on the TS SDK: a producer, or with `consumer` the `queue-e2e::*` functions. */
-class SdkProcess {
-  readonly process: JsonLineProcess;
-  #next = 0;
-
-  private constructor(process: JsonLineProcess) {
-    this.process = process;
-  }
-
-  static async start(url: string, consumer = false): Promise<SdkProcess> {
-    const process = new JsonLineProcess(FIXTURE, [url, ...(consumer ? ["--consumer"] : [])]);
-    await process.waitFor((m) => m.ready === true, {
-      description: `the "ready" message of the ${consumer ? "consumer" : "producer"} fixture`,
-    });
-    return new SdkProcess(process);
-  }
-
-  /** Runs a command; resolves with `{result}` or `{error}`. */
-  async send(command: Message): Promise<Message> {
-    const id = ++this.#next;
-    const answer = this.process.waitFor((m) => m.id === id, {
-      description: `the answer to command ${id} (${command.op})`,
-    });
-    await this.process.send({ id, ...command });
-    return await answer;
-  }
-
-  enqueue(queue: string, functionId: string, payload: unknown): Promise<Message> {
-    return this.send({ op: "enqueue", queue, function_id: functionId, payload });
-  }
-
-  /** A plain call; resolves with the result, rejects with the error. */
-  async call(functionId: string, payload: unknown): Promise<Message> {
-    const answer = await this.send({ op: "call", function_id: functionId, payload });
-    if (answer.error !== undefined) throw new Error(JSON.stringify(answer.error));
-    return answer.result as Message;
-  }
-
-  /** The next report with key `kind` (`delivered`, `failed`, …) matching `match`. */
-  async report(kind: string, match: (value: Message) => boolean = () => true): Promise<Message> {
-    const m = await this.process.waitFor((m) => kind in m && match(m[kind] as Message), {
-      description: `a "${kind}" report matching ${describePredicate(match)}`,
-    });
-    return m[kind] as Message;
-  }
-
-  stop(): Promise<Deno.CommandStatus> {
-    return this.process.close();
-  }
-}
 
 /** An engine in this process with the queue worker on SQLite, a consumer and a producer process. */
 async function withSystem(
