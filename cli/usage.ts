@@ -44,7 +44,16 @@ the file changes.
 
 Options:
   -c, --config <file>   config file (default engine-config.yaml, relative to
-                        the current folder)`,
+                        the current folder)
+
+Environment:
+  ENGINE_TOKEN          token workers must present, when the file sets no
+                        auth.token
+  ENGINE_CONSOLE_TOKEN  the console's token, when the file sets no
+                        console.token
+  ENGINE_TRANSPORT      the WebSocket server: deno (default) or native
+  \${VAR}                any variable the config file names: \${VAR},
+                        \${VAR:default} or \${VAR:} (empty when unset)`,
   console: `Usage: engine console [--host <host>] [--port <port>] [--url <ws-url>]
 
 Serves the web console for a running engine and prints its address; runs
