@@ -157,7 +157,31 @@ export interface EngineApi {
   baseDir: string;
 }
 
-/** Thrown by {@link EngineApi.call} when the call fails. */
+const ENGINE_FAILURE = Symbol("engine failure");
+
+/**
+ * Marks `error` (an {@link ErrorBody} or a {@link CallError}) as the engine's
+ * own failure of a call (`function_not_found` when nothing serves it, its
+ * worker gone, its time-out, no replica able to take it), as opposed to the
+ * called function's failure. Only the engine sets it, where it makes those
+ * errors: a non-enumerable symbol, so no frame a worker sends can carry it,
+ * and it is not passed on when a function rethrows the error it got.
+ */
+export function markEngineFailure<T extends object>(error: T): T {
+  Object.defineProperty(error, ENGINE_FAILURE, { value: true });
+  return error;
+}
+
+/** Whether `error` is the engine's own failure of the call it ended (see {@link markEngineFailure}). */
+export function isEngineFailure(error: unknown): boolean {
+  return typeof error === "object" && error !== null &&
+    (error as { [ENGINE_FAILURE]?: unknown })[ENGINE_FAILURE] === true;
+}
+
+/**
+ * Thrown by {@link EngineApi.call} when the call fails; {@link isEngineFailure}
+ * tells the engine's own failure of the call from the function's.
+ */
 export class CallError extends Error {
   readonly code: string;
   readonly stacktrace: string | undefined;
@@ -166,7 +190,9 @@ export class CallError extends Error {
     this.name = "CallError";
     this.code = body.code;
     this.stacktrace = body.stacktrace;
+    if (isEngineFailure(body)) markEngineFailure(this);
   }
+  /** The body without the engine's mark: a function passing it on fails with it as its own. */
   toBody(): ErrorBody {
     return this.stacktrace === undefined
       ? { code: this.code, message: this.message }

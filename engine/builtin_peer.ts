@@ -14,6 +14,7 @@ import {
   type FunctionOptions,
   type InvocationContext,
   type Logger,
+  markEngineFailure,
   type TriggerBinding,
   type TriggerTypeProvider,
 } from "./api.ts";
@@ -52,10 +53,10 @@ export class BuiltinPeer implements Peer {
     if (!handler) {
       this.#engine.settle(call.invocationId, workerId, {
         ok: false,
-        error: {
+        error: markEngineFailure({
           code: ErrorCode.FunctionNotFound,
           message: `Function ${call.functionId} not found on worker "${this.#conn.name}"`,
-        },
+        }),
       });
       return;
     }

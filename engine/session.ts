@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
+import { type ErrorBody, type Logger, markEngineFailure, type TriggerBinding } from "./api.ts";
 import type { CallRequest, Engine, Outcome, WorkerConn } from "./core.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import type { InboundFrame, InvokeFunctionFrame, OutboundFrame } from "./protocol/frames.ts";
@@ -110,7 +110,10 @@ export class WebSocketSession implements Peer {
     const what = fn === "" ? "The result" : `The result of "${fn}"`;
     this.#engine.settle(call.invocationId, this.conn.id, {
       ok: false,
-      error: { code, message: `${what} from worker "${this.conn.name}" was refused: ${message}` },
+      error: markEngineFailure({
+        code,
+        message: `${what} from worker "${this.conn.name}" was refused: ${message}`,
+      }),
     });
   }
 
@@ -285,11 +288,11 @@ export class WebSocketSession implements Peer {
       queueMicrotask(() =>
         this.#engine.settle(call.invocationId, this.conn.id, {
           ok: false,
-          error: {
+          error: markEngineFailure({
             code: ErrorCode.Overloaded,
             message:
               `Cannot call ${call.functionId}: worker "${this.conn.name}" is not reading its socket (${queued} bytes queued) and no other replica can take the call`,
-          },
+          }),
         })
       );
       return;

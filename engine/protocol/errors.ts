@@ -1,10 +1,12 @@
 /**
  * Error codes the engine puts in `ErrorBody.code`, and the messages that go
- * with them. The reference's codes are kept where it has them.
+ * with them. The reference's codes are kept where it has them. The bodies
+ * made here for a call the engine itself ends are marked as its own failure
+ * (`markEngineFailure`), which a worker's error never is.
  *
  * @module
  */
-import type { ErrorBody } from "../api.ts";
+import { type ErrorBody, markEngineFailure } from "../api.ts";
 
 export const ErrorCode = {
   FunctionNotFound: "function_not_found",
@@ -24,22 +26,25 @@ export const ErrorCode = {
 } as const;
 
 export function functionNotFound(functionId: string): ErrorBody {
-  return { code: ErrorCode.FunctionNotFound, message: `Function ${functionId} not found` };
+  return markEngineFailure({
+    code: ErrorCode.FunctionNotFound,
+    message: `Function ${functionId} not found`,
+  });
 }
 
 /** `Invocation of <id> stopped: <reason>`: a call ended before its worker answered. */
 export function invocationStopped(functionId: string, reason: string): ErrorBody {
-  return {
+  return markEngineFailure({
     code: ErrorCode.InvocationStopped,
     message: `Invocation of ${functionId} stopped: ${reason}`,
-  };
+  });
 }
 
 export function invocationTimeout(functionId: string, ms: number): ErrorBody {
-  return {
+  return markEngineFailure({
     code: ErrorCode.InvocationTimeout,
     message: `Invocation of ${functionId} timed out after ${ms}ms`,
-  };
+  });
 }
 
 /** Normalises whatever a worker put in `error` into an ErrorBody (as the npm SDK does). */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CallError } from "../../engine/api.ts";
+import { CallError, markEngineFailure } from "../../engine/api.ts";
 import { errorOf, hang, postStream, testApp } from "./_testing.ts";
 
 const ok = (body: unknown = { ok: true }) => ({ status_code: 200, body });
@@ -297,7 +297,8 @@ Deno.test("app answers 502 when the handler's worker went away mid-call, 503 whe
     const { app, log } = testApp({
       functions: {
         h: () => {
-          throw new CallError({ code, message: `Invocation of h ${code}` });
+          // As the engine fails the call itself (this invoker passes on what its functions throw).
+          throw new CallError(markEngineFailure({ code, message: `Invocation of h ${code}` }));
         },
       },
       triggers: [{ function_id: "h", config: { api_path: "/x" } }],

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { CallOptions } from "../../engine/api.ts";
+import { type CallOptions, isEngineFailure } from "../../engine/api.ts";
 import { Code, HttpError } from "./errors.ts";
 import type { RequestScope } from "./scope.ts";
 
@@ -58,28 +58,11 @@ export async function callFunction(
     return await invoker.call(call.functionId, call.payload, options);
   } catch (error) {
     if (scope.ended || scope.stopping.aborted) throw requestAborted(scope, call);
-    if (codeOf(error) === "invocation_timeout" && isEngineFailureOf(error, call.functionId)) {
+    if (codeOf(error) === "invocation_timeout" && isEngineFailure(error)) {
       throw own ? middlewareTimeout(call) : requestAborted(scope, call);
     }
     throw callFailed(call, error);
   }
-}
-
-/**
- * Whether `error` is the engine's failure of the call to `functionId` itself
- * (`Function <id> not found`, `Invocation of <id> stopped: …`, `… timed out …`,
- * `Cannot call <id>: …`), rather than a failure the function met calling
- * another function and passed on with that call's code: a handler whose own
- * `trigger()` of a missing `orders::lookup` fails with `function_not_found`
- * is registered and answered; its failure is its own, a 500.
- */
-export function isEngineFailureOf(error: unknown, functionId: string): boolean {
-  const message = (error as { message?: unknown } | null)?.message;
-  if (typeof message !== "string") return false;
-  return message === `Function ${functionId} not found` ||
-    message.startsWith(`Function ${functionId} not found on worker `) ||
-    message.startsWith(`Invocation of ${functionId} `) ||
-    message.startsWith(`Cannot call ${functionId}: `);
 }
 
 /**
@@ -120,16 +103,19 @@ function unavailable(call: CallRequest): HttpError {
 }
 
 /**
- * Failures that are not the function's own: its worker went away before
- * answering (502, as a gateway whose upstream failed), or no replica can take
- * the call now (503, to be retried). Anything else is the function's: 500,
- * including these codes when they came from a call the function made.
+ * Failures that are not the function's own, told by the engine's mark on the
+ * errors it makes when it ends a call itself (`isEngineFailure`), never by
+ * their code or message, which a function can copy: its worker went away
+ * before answering (502, as a gateway whose upstream failed), or no replica
+ * can take the call now (503, to be retried). Anything else is the
+ * function's: 500, including these codes when they came from a call the
+ * function made, or when it wrote them itself.
  */
 const STATUS_OF: Record<string, number> = { invocation_stopped: 502, overloaded: 503 };
 
 function callFailed(call: CallRequest, error: unknown): HttpError {
   const code = codeOf(error);
-  const engines = isEngineFailureOf(error, call.functionId);
+  const engines = isEngineFailure(error);
   if (code === "function_not_found" && engines) return unavailable(call);
   const message = error instanceof Error ? error.message : String(error);
   const detail: Record<string, unknown> = {

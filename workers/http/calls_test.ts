@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { callFunction, type CallRequest, type Invoker, requestAborted } from "./calls.ts";
-import { CallError } from "../../engine/api.ts";
+import { CallError, type ErrorBody, isEngineFailure, markEngineFailure } from "../../engine/api.ts";
+import {
+  functionNotFound,
+  invocationStopped,
+  invocationTimeout,
+} from "../../engine/protocol/errors.ts";
 import { HttpError } from "./errors.ts";
 import { RequestScope } from "./scope.ts";
 
@@ -64,51 +69,83 @@ Deno.test("callFunction() with a scope that already timed out does not call, and
   assert.deepEqual(called, []);
 });
 
-Deno.test("callFunction() blames the engine's failure of the call on the call, and a failure passed on from a nested call on the function", async () => {
+Deno.test("callFunction() blames the engine's failure of the call on the call, and any other failure on the function", async () => {
   const scope = () =>
     new RequestScope(performance.now() + 60_000, new AbortController().signal, TRACE);
-  const failing = (code: string, message: string): Invoker => ({
+  const failing = (error: CallError): Invoker => ({
     hasFunction: () => true,
-    call: () => Promise.reject(new CallError({ code, message })),
+    call: () => Promise.reject(error),
   });
-  const cases: [string, string, number, string][] = [
+  const engines = (body: ErrorBody) => new CallError(markEngineFailure(body));
+  const cases: [CallError, number, string][] = [
     // The engine's own failures of the call to orders::get.
-    ["function_not_found", "Function orders::get not found", 503, "FUNCTION_UNAVAILABLE"],
+    [new CallError(functionNotFound("orders::get")), 503, "FUNCTION_UNAVAILABLE"],
     [
-      "function_not_found",
-      'Function orders::get not found on worker "w"',
+      engines({
+        code: "function_not_found",
+        message: 'Function orders::get not found on worker "w"',
+      }),
       503,
       "FUNCTION_UNAVAILABLE",
     ],
+    [new CallError(invocationTimeout("orders::get", 10)), 504, "REQUEST_TIMEOUT"],
+    [new CallError(invocationStopped("orders::get", "gone")), 502, "invocation_stopped"],
     [
-      "invocation_timeout",
-      "Invocation of orders::get timed out after 10ms",
-      504,
-      "REQUEST_TIMEOUT",
+      engines({
+        code: "overloaded",
+        message: 'Cannot call orders::get: worker "w" is not reading',
+      }),
+      503,
+      "overloaded",
     ],
-    ["invocation_stopped", "Invocation of orders::get stopped: gone", 502, "invocation_stopped"],
-    ["overloaded", 'Cannot call orders::get: worker "w" is not reading', 503, "overloaded"],
-    // orders::get answered: with the failure of a call it made to another function.
-    ["function_not_found", "Function orders::lookup not found", 500, "function_not_found"],
+    // orders::get answered: with the failure of a call it made to another function, passed on.
     [
-      "invocation_timeout",
-      "Invocation of orders::lookup timed out after 10ms",
+      new CallError(new CallError(functionNotFound("orders::lookup")).toBody()),
       500,
-      "invocation_timeout",
+      "function_not_found",
     ],
-    ["invocation_stopped", "Invocation of orders::lookup stopped: gone", 500, "invocation_stopped"],
-    ["overloaded", 'Cannot call orders::lookup: worker "w" is not reading', 500, "overloaded"],
-    // A prefix of another id is another id.
-    ["function_not_found", "Function orders::get_all not found", 500, "function_not_found"],
+    [
+      new CallError(new CallError(invocationStopped("orders::lookup", "gone")).toBody()),
+      500,
+      "invocation_stopped",
+    ],
+    // orders::get answered: with an error of its own that reads like the engine's.
+    ...[
+      ["function_not_found", "Function orders::get not found"],
+      ["invocation_timeout", "Invocation of orders::get timed out after 10ms"],
+      ["invocation_stopped", "Invocation of orders::get stopped: gone"],
+      ["overloaded", 'Cannot call orders::get: worker "w" is not reading'],
+    ].map(([code, message]): [CallError, number, string] => [
+      new CallError({ code: code!, message: message! }),
+      500,
+      code!,
+    ]),
   ];
-  for (const [code, message, status, replyCode] of cases) {
+  for (const [thrown, status, replyCode] of cases) {
     await assert.rejects(
-      callFunction(failing(code, message), scope(), HANDLER),
+      callFunction(failing(thrown), scope(), HANDLER),
       (error: unknown) => {
-        assert.ok(error instanceof HttpError, message);
-        assert.deepEqual([error.status, error.code], [status, replyCode], message);
+        assert.ok(error instanceof HttpError, thrown.message);
+        assert.deepEqual([error.status, error.code], [status, replyCode], thrown.message);
+        if (status === 500) assert.equal(error.message, thrown.message, "its own message");
         return true;
       },
     );
+  }
+});
+
+Deno.test("isEngineFailure() holds for the engine's errors only, and is lost when a function passes one on", () => {
+  const made = new CallError(functionNotFound("a::b"));
+  assert.equal(isEngineFailure(made), true);
+  assert.equal(isEngineFailure(functionNotFound("a::b")), true);
+  // What a worker's frame carries: the same fields, parsed from JSON.
+  const copied = JSON.parse(JSON.stringify(functionNotFound("a::b")));
+  assert.deepEqual(copied, functionNotFound("a::b"));
+  assert.equal(isEngineFailure(copied), false);
+  assert.equal(isEngineFailure(new CallError(copied)), false);
+  assert.equal(isEngineFailure({ ...functionNotFound("a::b") }), false);
+  assert.equal(isEngineFailure(made.toBody()), false);
+  for (const value of [undefined, null, "x", 1, new Error("x")]) {
+    assert.equal(isEngineFailure(value), false);
   }
 });
