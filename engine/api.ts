@@ -155,6 +155,11 @@ export interface EngineApi {
   log: Logger;
   /** The folder relative paths in this worker's config resolve against. */
   baseDir: string;
+  /**
+   * The engine's `max_frame_bytes`: no worker can send it a frame larger,
+   * so no call or result larger passes between workers.
+   */
+  maxFrameBytes?: number;
 }
 
 const ENGINE_FAILURE = Symbol("engine failure");

@@ -150,7 +150,7 @@ export class BuiltinPeer implements Peer {
   }
 
   /** The {@link EngineApi} a built-in worker programs against. */
-  api(log: Logger, baseDir: string): EngineApi {
+  api(log: Logger, baseDir: string, limits: { maxFrameBytes?: number } = {}): EngineApi {
     const engine = this.#engine;
     const call = (functionId: string, payload: unknown, options: CallOptions = {}) =>
       new Promise<unknown>((resolve, reject) => {
@@ -214,6 +214,7 @@ export class BuiltinPeer implements Peer {
       recordSpan: (span) => engine.traces.record({ ...span, worker: this.#conn.name }),
       log,
       baseDir,
+      ...(limits.maxFrameBytes !== undefined ? { maxFrameBytes: limits.maxFrameBytes } : {}),
     };
   }
 }

@@ -105,6 +105,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     ...(options.invocationTimeoutMs ? { invocationTimeoutMs: options.invocationTimeoutMs } : {}),
   });
   const baseDir = options.baseDir ?? Deno.cwd();
+  const maxFrameBytes = options.maxFrameBytes ?? 16 * 1024 * 1024;
   const attached = new Map<string, Attached>();
 
   const attach = (name: string, description: string): Attached => {
@@ -116,7 +117,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     peer.attach(conn);
     const a: Attached = {
       peer,
-      api: peer.api(logs.logger({ source: name, worker: name }), baseDir),
+      api: peer.api(logs.logger({ source: name, worker: name }), baseDir, { maxFrameBytes }),
     };
     attached.set(name, a);
     return a;
@@ -139,7 +140,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     log,
     hostname: options.host ?? "127.0.0.1",
     port: options.port ?? 49134,
-    maxFrameBytes: options.maxFrameBytes ?? 16 * 1024 * 1024,
+    maxFrameBytes,
     maxBacklogBytes: options.maxBacklogBytes ?? 64 * 1024 * 1024,
     transport,
     ...(options.token !== undefined ? { token: options.token } : {}),

@@ -1,5 +1,6 @@
 /**
- * Reading and parsing a request body, at most `body_limit` bytes of it.
+ * Reading and parsing a request body, at most `body_limit` bytes of it (or
+ * the engine's `max_frame_bytes`, when that is lower).
  *
  * | Content type | `body` |
  * |---|---|
@@ -14,8 +15,34 @@
 import { Code, HttpError } from "./errors.ts";
 import { describeJsonError } from "./json_error.ts";
 
+/** The most bytes a request body may have, and what a larger one is told. */
+export interface BodyLimit {
+  bytes: number;
+  refusal: string;
+}
+
+/**
+ * engine-http's `body_limit`, or the engine's `max_frame_bytes` where that is
+ * lower: a call carrying a larger body could not be sent by any worker, and
+ * no more should pass through engine-http.
+ */
+export function bodyLimit(body_limit: number, maxFrameBytes?: number): BodyLimit {
+  if (maxFrameBytes === undefined || body_limit <= maxFrameBytes) {
+    return {
+      bytes: body_limit,
+      refusal: `Request body is larger than the body_limit of ${body_limit} bytes`,
+    };
+  }
+  return {
+    bytes: maxFrameBytes,
+    refusal: `Request body is larger than ${maxFrameBytes} bytes, the engine's max_frame_bytes ` +
+      `(set in the engine config, below engine-http's body_limit of ${body_limit}): ` +
+      "no call can carry it to a worker",
+  };
+}
+
 /** Reads and parses the body of `request`; throws an {@link HttpError} for 400 and 413. */
-export async function readBody(request: Request, limit: number): Promise<unknown> {
+export async function readBody(request: Request, limit: BodyLimit): Promise<unknown> {
   const bytes = await readBytes(request, limit);
   return bytes === null ? null : parseBody(bytes, request.headers.get("content-type"));
 }
@@ -26,10 +53,10 @@ export async function readBody(request: Request, limit: number): Promise<unknown
  * read as a stream: asking for it makes the stream, and Deno then reads a
  * whole body through it instead of taking it in one piece.
  */
-async function readBytes(request: Request, limit: number): Promise<Uint8Array | null> {
+async function readBytes(request: Request, limit: BodyLimit): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared)) {
-    if (Number(declared) > limit) {
+    if (Number(declared) > limit.bytes) {
       if (request.body === null) return null;
       await request.body.cancel().catch(() => {});
       throw tooLarge(limit);
@@ -45,7 +72,7 @@ async function readBytes(request: Request, limit: number): Promise<Uint8Array | 
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > limit) {
+    if (size > limit.bytes) {
       await reader.cancel().catch(() => {});
       throw tooLarge(limit);
     }
@@ -126,10 +153,6 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-function tooLarge(limit: number): HttpError {
-  return new HttpError(
-    413,
-    Code.PayloadTooLarge,
-    `Request body is larger than the body_limit of ${limit} bytes`,
-  );
+function tooLarge(limit: BodyLimit): HttpError {
+  return new HttpError(413, Code.PayloadTooLarge, limit.refusal);
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseBody, readBody } from "./body.ts";
+import { bodyLimit, parseBody, readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
 import { describeJsonError } from "./json_error.ts";
 
@@ -63,7 +63,7 @@ Deno.test("readBody() refuses a declared length over the limit without reading i
     headers: { "content-length": "5000" },
   });
   await assert.rejects(
-    readBody(request, 4096),
+    readBody(request, bodyLimit(4096)),
     (e) => e instanceof HttpError && e.status === 413,
   );
   assert.ok(pulled <= 1, `pulled ${pulled} chunks`);
@@ -79,7 +79,7 @@ Deno.test("readBody() stops reading a chunked body at the limit", async () => {
   });
   const request = new Request("http://x/", { method: "POST", body: stream });
   await assert.rejects(
-    readBody(request, 4096),
+    readBody(request, bodyLimit(4096)),
     (e) => e instanceof HttpError && e.status === 413 && /body_limit of 4096 bytes/.test(e.message),
   );
   assert.ok(pulled <= 6, `pulled ${pulled} chunks`);
@@ -91,6 +91,25 @@ Deno.test("readBody() reads a body of exactly the limit, and none for a GET", as
     body: "x".repeat(10),
     headers: { "content-type": "text/plain" },
   });
-  assert.equal(await readBody(exact, 10), "x".repeat(10));
-  assert.equal(await readBody(new Request("http://x/"), 10), null);
+  assert.equal(await readBody(exact, bodyLimit(10)), "x".repeat(10));
+  assert.equal(await readBody(new Request("http://x/"), bodyLimit(10)), null);
+});
+
+Deno.test("bodyLimit() is body_limit, or the engine's max_frame_bytes where that is lower", () => {
+  const cases: [number, number | undefined, number, RegExp][] = [
+    [1024, undefined, 1024, /^Request body is larger than the body_limit of 1024 bytes$/],
+    [1024, 4096, 1024, /^Request body is larger than the body_limit of 1024 bytes$/],
+    [4096, 4096, 4096, /body_limit of 4096 bytes$/],
+    [
+      1_048_576,
+      4096,
+      4096,
+      /^Request body is larger than 4096 bytes, the engine's max_frame_bytes \(set in the engine config, below engine-http's body_limit of 1048576\)/,
+    ],
+  ];
+  for (const [body_limit, maxFrameBytes, bytes, refusal] of cases) {
+    const limit = bodyLimit(body_limit, maxFrameBytes);
+    assert.equal(limit.bytes, bytes);
+    assert.match(limit.refusal, refusal);
+  }
 });

@@ -16,6 +16,8 @@ export type { RequestScope } from "./scope.ts";
 export interface Invoker {
   call(functionId: string, payload: unknown, options?: CallOptions): Promise<unknown>;
   hasFunction(functionId: string): boolean;
+  /** The engine's `max_frame_bytes`, when known: no larger call or result passes. */
+  maxFrameBytes?: number;
 }
 
 export type Role = "Middleware" | "Condition" | "Function";
@@ -106,18 +108,29 @@ function unavailable(call: CallRequest): HttpError {
  * Failures that are not the function's own, told by the engine's mark on the
  * errors it makes when it ends a call itself (`isEngineFailure`), never by
  * their code or message, which a function can copy: its worker went away
- * before answering (502, as a gateway whose upstream failed), or no replica
- * can take the call now (503, to be retried). Anything else is the
+ * before answering, or its result was over the engine's `max_frame_bytes`
+ * (502, as a gateway whose upstream failed or answered what it cannot pass
+ * on), or no replica can take the call now (503, to be retried). Anything else is the
  * function's: 500, including these codes when they came from a call the
  * function made, or when it wrote them itself.
  */
-const STATUS_OF: Record<string, number> = { invocation_stopped: 502, overloaded: 503 };
+const STATUS_OF: Record<string, number> = {
+  invocation_stopped: 502,
+  overloaded: 503,
+  frame_too_large: 502,
+};
 
 function callFailed(call: CallRequest, error: unknown): HttpError {
   const code = codeOf(error);
   const engines = isEngineFailure(error);
   if (code === "function_not_found" && engines) return unavailable(call);
-  const message = error instanceof Error ? error.message : String(error);
+  let message = error instanceof Error ? error.message : String(error);
+  if (code === "frame_too_large" && engines) {
+    // The engine refused the function's result: say which limit, and where it is set.
+    message = `${call.role} ${
+      JSON.stringify(call.functionId)
+    } answered with a result larger than the engine's max_frame_bytes (set in the engine config): ${message}`;
+  }
   const detail: Record<string, unknown> = {
     role: call.role.toLowerCase(),
     function_id: call.functionId,

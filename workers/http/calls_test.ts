@@ -98,6 +98,16 @@ Deno.test("callFunction() blames the engine's failure of the call on the call, a
       503,
       "overloaded",
     ],
+    // The engine refused orders::get's result as over max_frame_bytes.
+    [
+      engines({
+        code: "frame_too_large",
+        message: 'The result of "orders::get" from worker "w" was refused: Frame of 9000 bytes ' +
+          "exceeds the 4096-byte limit (max_frame_bytes)",
+      }),
+      502,
+      "frame_too_large",
+    ],
     // orders::get answered: with the failure of a call it made to another function, passed on.
     [
       new CallError(new CallError(functionNotFound("orders::lookup")).toBody()),
@@ -115,6 +125,7 @@ Deno.test("callFunction() blames the engine's failure of the call on the call, a
       ["invocation_timeout", "Invocation of orders::get timed out after 10ms"],
       ["invocation_stopped", "Invocation of orders::get stopped: gone"],
       ["overloaded", 'Cannot call orders::get: worker "w" is not reading'],
+      ["frame_too_large", 'The result of "orders::get" from worker "w" was refused: too large'],
     ].map(([code, message]): [CallError, number, string] => [
       new CallError({ code: code!, message: message! }),
       500,

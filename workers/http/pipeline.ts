@@ -8,7 +8,7 @@
  * @module
  */
 import type { Logger } from "../../engine/api.ts";
-import { readBody } from "./body.ts";
+import { bodyLimit, readBody } from "./body.ts";
 import { callFunction, type Invoker, requestAborted, type RequestScope } from "./calls.ts";
 import { clientClosed, Code, HttpError } from "./errors.ts";
 import { type Context, interpretMiddlewareResult, type MiddlewareRequest } from "./middleware.ts";
@@ -130,7 +130,8 @@ async function withBody(
 ): Promise<HandlerRequest> {
   let body: unknown;
   try {
-    body = await incoming.scope.bound(readBody(incoming.request, options.bodyLimit));
+    const limit = bodyLimit(options.bodyLimit, options.invoker.maxFrameBytes);
+    body = await incoming.scope.bound(readBody(incoming.request, limit));
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (incoming.scope.ended) throw requestAborted(incoming.scope, "reading the request body");
