@@ -8,7 +8,12 @@
  * @module
  */
 import { z } from "zod";
-import type { BuiltinWorker, RunningWorker } from "../engine/api.ts";
+import type { BuiltinWorker, Logger, RunningWorker } from "../engine/api.ts";
+import {
+  describeAcceptError,
+  type LastingServer,
+  serveLasting,
+} from "../engine/transport/lasting_serve.ts";
 import { EventFeed } from "./feed.ts";
 import { builtinLink, type EngineLink } from "./link.ts";
 import { createConsoleApp } from "./server.ts";
@@ -23,6 +28,8 @@ export interface ConsoleOptions {
   /** 0 picks a free port. */
   port: number;
   token?: string | undefined;
+  /** Where listener failures go (the engine's log inside the engine); default stderr. */
+  log?: Pick<Logger, "info" | "error">;
 }
 
 export interface RunningConsole {
@@ -41,13 +48,19 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   const feed = new EventFeed(options.link);
   await feed.start();
   const app = createConsoleApp({ link: options.link, feed, token: options.token });
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  const log = options.log ?? { info: console.error, error: console.error };
+  let server: LastingServer;
   try {
-    server = Deno.serve({
+    server = serveLasting({
       hostname: options.host,
       port: options.port,
-      onListen: () => {},
       handler: (request) => app.fetch(request),
+      onAcceptError: (e, retryInMs) =>
+        log.error(
+          `Console cannot accept connections: listening again in ${retryInMs} ms`,
+          { error: describeAcceptError(e) },
+        ),
+      onListenAgain: () => log.info("Console listens again"),
     });
   } catch (e) {
     await feed.stop();
@@ -93,6 +106,7 @@ export const consoleWorker: BuiltinWorker<ConsoleWorkerConfig> = {
       host: config.host,
       port: config.port,
       token: config.token,
+      log: api.log,
     });
     return {
       stop: () => running.stop(),

@@ -13,6 +13,7 @@ import {
   SHUTDOWN_CLOSE,
   SHUTDOWN_WAIT_MS,
 } from "./options.ts";
+import { describeAcceptError, serveLasting } from "./lasting_serve.ts";
 import { routeRequest } from "./route.ts";
 
 export function serveDeno(options: ServerOptions): Promise<EngineServer> {
@@ -59,15 +60,21 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
     return response;
   };
 
-  const server = Deno.serve({
+  const server = serveLasting({
     hostname: options.hostname,
     port: options.port,
-    onListen: () => {},
+    handler,
     onError: (e) => {
       options.log.error("Engine server error", { error: String(e) });
       return new Response("Internal error", { status: 500 });
     },
-  }, handler);
+    onAcceptError: (e, retryInMs) =>
+      options.log.error(
+        `Engine server cannot accept connections: listening again in ${retryInMs} ms`,
+        { error: describeAcceptError(e) },
+      ),
+    onListenAgain: () => options.log.info("Engine server listens again"),
+  });
   return Promise.resolve({
     hostname: server.addr.hostname,
     port: server.addr.port,

@@ -11,6 +11,7 @@ import { openSession, receiveTelemetry } from "./attach.ts";
 import { acceptUpgrade, hasToken } from "./handshake.ts";
 import { DEFAULT_HEAD_LIMITS, readRequestHead, type RequestHead } from "./http_head.ts";
 import { jsonResponse, writeAll } from "./http_reply.ts";
+import { describeAcceptError } from "./lasting_serve.ts";
 import { NativeSocket } from "./native_socket.ts";
 import {
   type EngineServer,
@@ -113,7 +114,7 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     signal: stop.signal,
     onError: (e, retryInMs) =>
       options.log.error(`Engine server cannot accept a connection: retrying in ${retryInMs} ms`, {
-        error: String(e),
+        error: describeAcceptError(e),
       }),
     onConn: (conn) => {
       const task: Promise<void> = serveConn(conn)

@@ -12,6 +12,11 @@ import type {
   RunningWorker,
   SpanRecord,
 } from "../../engine/api.ts";
+import {
+  describeAcceptError,
+  type LastingServer,
+  serveLasting,
+} from "../../engine/transport/lasting_serve.ts";
 import { createApp } from "./app.ts";
 import type { Invoker } from "./calls.ts";
 import {
@@ -71,13 +76,18 @@ export function startHttpWorker(
   let current = build(config);
   const stoppings = [current.stopping];
 
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server: LastingServer;
   try {
-    server = Deno.serve({
+    server = serveLasting({
       hostname: config.host,
       port: config.port,
-      onListen: () => {},
       handler: (request) => current.app.fetch(request),
+      onAcceptError: (e, retryInMs) =>
+        api.log.error(
+          `HTTP worker cannot accept connections: listening again in ${retryInMs} ms`,
+          { error: describeAcceptError(e) },
+        ),
+      onListenAgain: () => api.log.info("HTTP worker listens again"),
     });
   } catch (e) {
     const reason = e instanceof Deno.errors.AddrInUse
