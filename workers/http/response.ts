@@ -8,6 +8,9 @@
  * - `headers`: a map of name to string (or to a list of strings, which
  *   repeats the header: `{"set-cookie": ["a=1", "b=2"]}`), or a list of
  *   `"Name: value"` lines (the reference's form, which can repeat a name too).
+ *   Hop-by-hop fields (`connection` and those it names, `keep-alive`,
+ *   `transfer-encoding`, `upgrade`, `te`, `trailer`) are dropped, as a
+ *   gateway does.
  * - `body`: sent as JSON (`application/json` unless the function set a
  *   content type); a string with the function's own content type is sent as
  *   is, and `null` with its own content type is sent empty. No body, no bytes.
@@ -60,6 +63,7 @@ export function toHttpResponse(value: unknown): ResponseOutcome {
   const headers = new Headers();
   const problem = fillHeaders(headers, rawHeaders);
   if (problem !== undefined) return invalid(`returned invalid headers: ${problem}`);
+  dropHopByHop(headers);
   if (body === undefined || NULL_BODY_STATUS.has(status)) {
     return ok(new Response(null, { status, headers }));
   }
@@ -68,6 +72,29 @@ export function toHttpResponse(value: unknown): ResponseOutcome {
   if (ownType && body === null) return ok(new Response(null, { status, headers }));
   if (!ownType) headers.set("content-type", "application/json");
   return ok(new Response(JSON.stringify(body), { status, headers }));
+}
+
+/**
+ * Fields about the connection, not the reply (RFC 9110 §7.6.1), which a
+ * gateway does not pass on: a function cannot close, upgrade or re-frame the
+ * client's connection (`connection: upgrade` on a 200 misleads proxies).
+ */
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+];
+
+/** Drops the hop-by-hop fields, and those the `connection` field names. */
+function dropHopByHop(headers: Headers): void {
+  const named = (headers.get("connection") ?? "").split(",").map((name) => name.trim());
+  for (const name of [...HOP_BY_HOP, ...named]) {
+    if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) headers.delete(name);
+  }
 }
 
 function fillHeaders(headers: Headers, raw: unknown): string | undefined {

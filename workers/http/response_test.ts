@@ -128,3 +128,30 @@ Deno.test("toHttpResponse() repeats a header whose map value is a list (Set-Cook
     reason: 'returned invalid headers: header "set-cookie" has a list holding a map, not a string',
   });
 });
+
+Deno.test("toHttpResponse() drops hop-by-hop headers and those `connection` names, keeping the rest", () => {
+  const cases: [unknown, string[]][] = [
+    [
+      {
+        "Connection": "close, X-Secret-Hop",
+        "Keep-Alive": "timeout=1",
+        "Transfer-Encoding": "chunked",
+        "Upgrade": "websocket",
+        "TE": "trailers",
+        "Trailer": "x-sum",
+        "Proxy-Connection": "keep-alive",
+        "X-Secret-Hop": "1",
+        "x-kept": "yes",
+      },
+      ["content-type", "x-kept"],
+    ],
+    [["Connection: upgrade", "Upgrade: h2c", "X-Kept: yes"], ["content-type", "x-kept"]],
+    // A `connection` value naming no valid field is dropped with it, nothing else.
+    [{ "connection": "(bad), ,", "x-kept": "yes" }, ["content-type", "x-kept"]],
+  ];
+  for (const [headers, names] of cases) {
+    const outcome = toHttpResponse({ status_code: 200, headers, body: { ok: true } });
+    assert.ok(outcome.kind === "ok", JSON.stringify(headers));
+    assert.deepEqual([...outcome.response.headers.keys()], names, JSON.stringify(headers));
+  }
+});
