@@ -38,8 +38,9 @@ const DEFAULT_BUFFER = 64 * 1024;
 /** A buffer grown beyond this for one large message is let go once it is empty. */
 const KEEP_BUFFER = 1024 * 1024;
 
-const lenient = new TextDecoder();
-const strict = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM keeps a leading U+FEFF: a message's text is exactly what was sent.
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 export class FrameReader {

@@ -41,6 +41,14 @@ Deno.test("FrameReader hands on text, binary, ping, pong and close frames", () =
     [frame(Opcode.Text, "hello"), ["text:hello"]],
     [frame(Opcode.Text, ""), ["text:"]],
     [frame(Opcode.Text, "é😀"), ["text:é😀"]],
+    // A byte order mark is text like any other: kept, at the start too (TextDecoder drops it).
+    [frame(Opcode.Text, "\uFEFFhi\uFEFF"), ["text:\uFEFFhi\uFEFF"]],
+    [frame(Opcode.Text, "\uFEFF\uFFFD"), ["text:\uFEFF\uFFFD"]],
+    [
+      concat(frame(Opcode.Text, "\uFEFF", false), frame(Opcode.Continuation, "x")),
+      ["text:\uFEFFx"],
+    ],
+    [frame(Opcode.Close, new Uint8Array([0x03, 0xe8, 0xef, 0xbb, 0xbf])), ["close:1000:\uFEFF"]],
     [frame(Opcode.Binary, new Uint8Array([1, 2, 3])), ["binary:1,2,3"]],
     [frame(Opcode.Ping, "abc"), ["ping:abc"]],
     [frame(Opcode.Pong, ""), ["pong"]],

@@ -102,6 +102,15 @@ for (const transport of ["deno", "native"] as const) {
         }
       })));
 
+  Deno.test(`[${transport}] a text message reaches the engine as sent, a leading byte order mark too`, () =>
+    withTransport(transport, (engine) =>
+      connected(engine, async (ws) => {
+        // U+FEFF is not JSON whitespace: the call is not valid JSON, whichever server reads it.
+        await ws.write(frame(Opcode.Text, `\uFEFF${healthCall().text}`));
+        const error = await ws.until((f) => f.opcode === Opcode.Text);
+        assert.match(dec.decode(error?.payload), /"code":"invalid_json"/);
+      })));
+
   Deno.test(`[${transport}] a ping is answered with a pong carrying its payload`, () =>
     withTransport(transport, (engine) =>
       connected(engine, async (ws) => {
