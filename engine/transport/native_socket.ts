@@ -48,8 +48,6 @@ export class NativeSocket implements EngineSocket {
   /** A byte arrived since the last idle check. */
   #heard = true;
   #pinged = false;
-  /** `Outbox.batches` when the last pong was queued: while it is unchanged, that pong is unsent. */
-  #pongBatch = -1;
   #idleTimer: ReturnType<typeof setInterval> | undefined;
   #closeTimer: ReturnType<typeof setTimeout> | undefined;
   #tcpClosed = false;
@@ -150,11 +148,9 @@ export class NativeSocket implements EngineSocket {
         if (this.#state === SocketState.Open) this.onBinary?.(bytes);
       },
       ping: (payload) => {
-        // One pong waits at a time (RFC 6455 §5.5.3 lets a burst of pings have one answer): a
-        // client that pings and does not read fills no memory with pongs.
-        if (this.#state !== SocketState.Open || this.#pongBatch === this.#outbox.batches) return;
-        this.#pongBatch = this.#outbox.batches;
-        this.#outbox.frame(Opcode.Pong, payload);
+        // Few pongs wait at a time (see Outbox.pong()): a client that pings and does not read
+        // fills no memory with them.
+        if (this.#state === SocketState.Open) this.#outbox.pong(payload);
       },
       pong: () => {
         this.#pinged = false;

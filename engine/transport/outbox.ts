@@ -6,6 +6,11 @@
  * new frames collect in a second buffer, which is written next; the bytes
  * of both count as {@linkcode bufferedAmount}.
  *
+ * Every ping gets its pong while the pongs waiting in the next buffer stay
+ * under {@linkcode PONG_BUDGET} bytes; past it only the most recent ping is
+ * answered, at the end of that buffer (RFC 6455 §5.5.3 allows that): a
+ * client that pings and never reads fills no memory with pongs.
+ *
  * @module
  */
 import { Opcode } from "../../sdk/typescript/websocket/frame.ts";
@@ -14,6 +19,8 @@ const DEFAULT_BUFFER = 64 * 1024;
 /** A buffer grown beyond this for a burst is let go once written. */
 const KEEP_BUFFER = 1024 * 1024;
 const encoder = new TextEncoder();
+/** Bytes of pongs one buffer holds before later pings get a single pong, for the latest. */
+export const PONG_BUDGET = 4096;
 
 export interface OutboxOptions {
   /** Called once when a write fails; nothing is written after it. */
@@ -36,7 +43,10 @@ export class Outbox {
   #scheduled = false;
   #failed = false;
   #drained: (() => void)[] = [];
-  #batches = 0;
+  /** Bytes of the pongs in `#buf`. */
+  #pongBytes = 0;
+  /** The payload of the latest ping not answered within the budget. */
+  #latePong: Uint8Array | undefined;
 
   constructor(conn: Pick<Deno.Conn, "write">, options: OutboxOptions) {
     this.#conn = conn;
@@ -48,11 +58,6 @@ export class Outbox {
   /** Bytes queued and not yet written. */
   get bufferedAmount(): number {
     return this.#len + this.#writeEnd - this.#writeAt;
-  }
-
-  /** How many buffers have been handed to a write: frames queued since the last change wait unwritten. */
-  get batches(): number {
-    return this.#batches;
   }
 
   /** Queues bytes as they are (the handshake response). */
@@ -93,12 +98,20 @@ export class Outbox {
 
   /** Queues a frame with `payload` (a control frame: close, ping, pong). */
   frame(opcode: number, payload: Uint8Array): void {
-    const head = headerLength(payload.length);
-    this.#reserve(head + payload.length);
-    writeHeader(this.#buf, this.#len, opcode, payload.length);
-    this.#buf.set(payload, this.#len + head);
-    this.#len += head + payload.length;
+    // Nothing follows a close frame: a pong still owed is not sent.
+    if (opcode === Opcode.Close) this.#latePong = undefined;
+    this.#encode(opcode, payload);
     this.#schedule();
+  }
+
+  /** Queues the pong answering a ping with `payload` (see {@linkcode PONG_BUDGET}). */
+  pong(payload: Uint8Array): void {
+    if (this.#pongBytes >= PONG_BUDGET) {
+      this.#latePong = payload.slice();
+      return;
+    }
+    this.#pongBytes += 2 + payload.length;
+    this.frame(Opcode.Pong, payload);
   }
 
   /** Resolves once everything queued so far is written (or writing failed). */
@@ -116,9 +129,13 @@ export class Outbox {
   #flush = (): void => {
     this.#scheduled = false;
     if (this.#writing !== undefined || this.#failed) return;
+    if (this.#latePong !== undefined) {
+      this.#encode(Opcode.Pong, this.#latePong);
+      this.#latePong = undefined;
+    }
     if (this.#len === 0) return this.#settle();
     this.#writing = this.#buf;
-    this.#batches++;
+    this.#pongBytes = 0;
     this.#writeAt = 0;
     this.#writeEnd = this.#len;
     this.#buf = this.#spare ?? new Uint8Array(this.#initial);
@@ -145,6 +162,14 @@ export class Outbox {
     if (buf.length <= KEEP_BUFFER) this.#spare = buf;
     // What was sent while this write was in progress goes out now.
     this.#flush();
+  }
+
+  #encode(opcode: number, payload: Uint8Array): void {
+    const head = headerLength(payload.length);
+    this.#reserve(head + payload.length);
+    writeHeader(this.#buf, this.#len, opcode, payload.length);
+    this.#buf.set(payload, this.#len + head);
+    this.#len += head + payload.length;
   }
 
   #settle(): void {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FrameParser, Opcode } from "../../sdk/typescript/websocket/frame.ts";
-import { Outbox } from "./outbox.ts";
+import { Outbox, PONG_BUDGET } from "./outbox.ts";
 
 /**
  * Stands in for a connection's write side, to count writes and to take part
@@ -135,4 +135,58 @@ Deno.test("Outbox reports a failed write once and writes nothing after it", asyn
   assert.equal(errors.length, 1);
   assert.ok(errors[0] instanceof Deno.errors.BrokenPipe);
   assert.equal(writes.chunks.length, 0);
+});
+
+Deno.test("Outbox.pong() answers every ping, and past PONG_BUDGET bytes waiting only the latest", async () => {
+  const enc = new TextEncoder();
+  const writes = new Writes();
+  const outbox = new Outbox(writes, { onError: () => assert.fail("no error") });
+  for (let i = 0; i < 10; i++) outbox.pong(enc.encode(`${i}`));
+  await outbox.drained();
+  assert.deepEqual(writes.frames().map(([, p]) => p), [
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+  ]);
+
+  // A stalled peer: the first write waits, the pongs behind it stay within the budget.
+  writes.chunks = [];
+  let open!: () => void;
+  writes.gate = new Promise((resolve) => open = resolve);
+  const payload = (i: number) => enc.encode(`${i}`.padStart(125, "."));
+  const budget = Math.ceil(PONG_BUDGET / 127);
+  for (let i = 0; i < budget * 10; i++) outbox.pong(payload(i));
+  await turn();
+  for (let i = budget * 10; i < budget * 20; i++) outbox.pong(payload(i));
+  assert.ok(outbox.bufferedAmount <= 2 * (PONG_BUDGET + 2 * 127), `${outbox.bufferedAmount} bytes`);
+  writes.gate = undefined;
+  open();
+  await outbox.drained();
+  const sent = writes.frames().map(([, p]) => Number(p.replace(/^\.+/, "")));
+  // The first pongs of each batch, then one for the latest ping of the batch.
+  assert.deepEqual(sent, [
+    ...Array.from({ length: budget }, (_, i) => i),
+    budget * 10 - 1,
+    ...Array.from({ length: budget }, (_, i) => budget * 10 + i),
+    budget * 20 - 1,
+  ]);
+});
+
+Deno.test("Outbox sends no pong after a close frame, owed or not", async () => {
+  const writes = new Writes();
+  const outbox = new Outbox(writes, { onError: () => assert.fail("no error") });
+  const ping = new Uint8Array(125);
+  for (let i = 0; i < 2 * PONG_BUDGET / 127; i++) outbox.pong(ping);
+  outbox.frame(Opcode.Close, new Uint8Array([0x03, 0xe8]));
+  await outbox.drained();
+  const frames = writes.frames();
+  assert.equal(frames.at(-1)![0], Opcode.Close);
+  assert.ok(frames.length > 1 && frames.length < 2 * PONG_BUDGET / 127, `${frames.length} frames`);
 });

@@ -121,6 +121,23 @@ for (const transport of ["deno", "native"] as const) {
         }
       })));
 
+  Deno.test(`[${transport}] pings sent together each get their pong, in order, whole or a byte per write`, () =>
+    withTransport(transport, (engine) =>
+      connected(engine, async (ws) => {
+        for (const chopped of [false, true]) {
+          const payloads = Array.from({ length: 10 }, (_, i) => `payload-${i}-${chopped}`);
+          const bytes = Buffer.concat(payloads.map((p) => frame(Opcode.Ping, p)));
+          if (!chopped) await ws.write(bytes);
+          else for (let i = 0; i < bytes.length; i++) await ws.write(bytes.subarray(i, i + 1));
+          const pongs: string[] = [];
+          while (pongs.length < payloads.length) {
+            const pong = await ws.until((f) => f.opcode === Opcode.Pong);
+            pongs.push(dec.decode(pong?.payload));
+          }
+          assert.deepEqual(pongs, payloads);
+        }
+      })));
+
   Deno.test(`[${transport}] a close is answered with a close echoing its code, later frames are ignored and the server ends the connection`, () =>
     withTransport(transport, async (engine) => {
       const cases: [string, Uint8Array, number][] = [
