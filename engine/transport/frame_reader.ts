@@ -2,7 +2,8 @@
  * RFC 6455 frames from a client, parsed where they are read: the connection
  * reads into this reader's buffer, frames are unmasked in place and handed
  * on as views of it, fragmented messages are put together in a second
- * buffer. Text is checked to be UTF-8. Every violation throws a
+ * buffer (text ones decoded fragment by fragment, so that invalid UTF-8
+ * fails the connection at once). Text is checked to be UTF-8. Every violation throws a
  * {@linkcode FrameError} carrying the close code to fail the connection with.
  *
  * @module
@@ -55,7 +56,11 @@ export class FrameReader {
   /** Opcode of the fragmented message in progress, 0 when none. */
   #fragOpcode = 0;
   #frag: Uint8Array | undefined;
+  /** Bytes of the fragmented message so far. */
   #fragLen = 0;
+  /** The fragmented text message so far, decoded by `#utf8` (which holds a character cut short). */
+  #fragText = "";
+  #utf8: TextDecoder | undefined;
   #closed = false;
   /** Frames handed on per parse before it stops (`framesPerParse`); 0: no limit. */
   #perParse: number;
@@ -180,24 +185,41 @@ export class FrameReader {
         if (this.#fragOpcode === 0) {
           throw new FrameError(1002, "Continuation frame without a message to continue");
         }
-        this.#append(payload);
-        if (fin) {
-          const message = this.#frag!.subarray(0, this.#fragLen);
-          const kind = this.#fragOpcode;
-          this.#fragOpcode = 0;
-          this.#fragLen = 0;
-          if (this.#frag!.length > KEEP_BUFFER) this.#frag = undefined;
-          this.#message(kind, message);
-        }
-        return;
+        return this.#fragment(payload, fin);
       default:
         if (this.#fragOpcode !== 0) {
           throw new FrameError(1002, "New data frame while a fragmented message is incomplete");
         }
         if (fin) return this.#message(opcode, payload);
         this.#fragOpcode = opcode;
-        this.#append(payload);
+        this.#fragment(payload, false);
     }
+  }
+
+  /** Adds a fragment to the message in progress, and hands the message on after its last. */
+  #fragment(payload: Uint8Array, fin: boolean): void {
+    if (this.#fragOpcode !== Opcode.Text) this.#append(payload);
+    else {
+      this.#fragLen += payload.length;
+      this.#utf8 ??= new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+      try {
+        this.#fragText += this.#utf8.decode(payload, { stream: !fin });
+      } catch {
+        throw new FrameError(1007, "Text message is not valid UTF-8");
+      }
+    }
+    if (!fin) return;
+    const kind = this.#fragOpcode, length = this.#fragLen;
+    this.#fragOpcode = 0;
+    this.#fragLen = 0;
+    if (kind === Opcode.Text) {
+      const text = this.#fragText;
+      this.#fragText = "";
+      return this.#handler.text(text);
+    }
+    const message = this.#frag!.subarray(0, length);
+    if (this.#frag!.length > KEEP_BUFFER) this.#frag = undefined;
+    this.#handler.binary(message);
   }
 
   #message(opcode: number, bytes: Uint8Array): void {

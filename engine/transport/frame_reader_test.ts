@@ -73,6 +73,14 @@ Deno.test("FrameReader hands on text, binary, ping, pong and close frames", () =
       concat(frame(Opcode.Binary, new Uint8Array([1]), false), frame(Opcode.Continuation, "")),
       ["binary:1"],
     ],
+    // A character split between fragments, at each of its bytes.
+    ...[1, 2, 3].map((cut): [Uint8Array, string[]] => [
+      concat(
+        frame(Opcode.Text, enc.encode("a😀").subarray(0, 1 + cut), false),
+        frame(Opcode.Continuation, enc.encode("a😀").subarray(1 + cut)),
+      ),
+      ["text:a😀"],
+    ]),
   ];
   for (const [bytes, expected] of cases) {
     const { reader, events } = recorder();
@@ -110,6 +118,31 @@ Deno.test("FrameReader fails hostile frames with the close code RFC 6455 asks fo
       concat(
         frame(Opcode.Text, new Uint8Array([0xe2]), false),
         frame(Opcode.Continuation, new Uint8Array([0x28, 0xa1])),
+      ),
+      1007,
+      /UTF-8/,
+    ],
+    // Failed fast: a fragment's invalid UTF-8 fails the message before it ends.
+    [
+      "invalid UTF-8 in a first fragment",
+      frame(Opcode.Text, new Uint8Array([0x61, 0xff]), false),
+      1007,
+      /UTF-8/,
+    ],
+    [
+      "invalid UTF-8 in a middle fragment",
+      concat(
+        frame(Opcode.Text, new Uint8Array([0xce]), false),
+        frame(Opcode.Continuation, new Uint8Array([0xba, 0xf4, 0x90]), false),
+      ),
+      1007,
+      /UTF-8/,
+    ],
+    [
+      "a character cut short by the last fragment",
+      concat(
+        frame(Opcode.Text, "a", false),
+        frame(Opcode.Continuation, new Uint8Array([0xf0, 0x9f])),
       ),
       1007,
       /UTF-8/,

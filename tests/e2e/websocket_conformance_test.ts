@@ -290,6 +290,16 @@ Deno.test("[native] protocol violations fail the connection with the close code 
     }
   }));
 
+Deno.test("[native] invalid UTF-8 in a fragment fails the connection before the message ends", () =>
+  withTransport("native", (engine) =>
+    connected(engine, async (ws) => {
+      await ws.write(
+        frame(Opcode.Text, '{"type":', { fin: false }),
+        frame(Opcode.Continuation, new Uint8Array([0x22, 0xc0, 0xaf]), { fin: false }),
+      );
+      assert.equal((await ws.closing()).close?.code, 1007);
+    })));
+
 Deno.test("[native] valid close codes are echoed", () =>
   withTransport("native", async (engine) => {
     for (
