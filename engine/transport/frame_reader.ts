@@ -138,7 +138,10 @@ export class FrameReader {
         if (avail < 10) break;
         const high = readUint32(buf, start + 2);
         const low = readUint32(buf, start + 6);
-        // Anything from 2^32 on is far beyond any limit (and the top bit must be 0).
+        if (high >= 0x80000000) {
+          throw new FrameError(1002, "Frame length with its most significant bit set");
+        }
+        // Anything from 2^32 on is far beyond any limit.
         len = high === 0 ? low : Infinity;
         headLen = 14;
       }

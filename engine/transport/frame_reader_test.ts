@@ -159,6 +159,13 @@ Deno.test("FrameReader fails hostile frames with the close code RFC 6455 asks fo
       1009,
       /Message too big/,
     ],
+    // RFC 6455 §5.2: the most significant bit of a 64-bit length must be 0.
+    [
+      "64-bit length with the top bit set",
+      new Uint8Array([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 4]),
+      1002,
+      /most significant bit/,
+    ],
     // A 64-bit length of 2^40, header only: refused before any payload is awaited.
     [
       "length beyond 2^32",

@@ -273,6 +273,11 @@ Deno.test("[native] protocol violations fail the connection with the close code 
         [frame(Opcode.Close, closePayload(1000, new Uint8Array([0x80])))],
         1007,
       ],
+      [
+        "a 64-bit length with the top bit set",
+        [new Uint8Array([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 1, 1, 2, 3, 4])],
+        1002,
+      ],
       // Refused from the header: the 64 MiB are neither sent nor waited for.
       [
         "a length beyond the message limit",
