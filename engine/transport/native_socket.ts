@@ -190,13 +190,13 @@ export class NativeSocket implements EngineSocket {
   #sendClose(code: number | undefined, reason: string): void {
     this.#state = SocketState.Closing;
     if (code === undefined) return this.#outbox.frame(Opcode.Close, EMPTY);
-    const text = encoder.encode(reason);
-    // A control frame holds 125 bytes: the code and at most 123 of reason.
-    const payload = new Uint8Array(2 + Math.min(text.length, 123));
+    // A control frame holds 125 bytes: the code and at most 123 of reason, whole characters only
+    // (encodeInto writes no partial one).
+    const payload = new Uint8Array(125);
     payload[0] = code >>> 8;
     payload[1] = code & 0xff;
-    payload.set(text.subarray(0, payload.length - 2), 2);
-    this.#outbox.frame(Opcode.Close, payload);
+    const { written } = encoder.encodeInto(reason, payload.subarray(2));
+    this.#outbox.frame(Opcode.Close, payload.subarray(0, 2 + written));
   }
 
   #cut(): void {

@@ -121,6 +121,23 @@ Deno.test("NativeSocket.close() waits for the client's answer, or cuts the conne
   );
 });
 
+Deno.test("NativeSocket.close() cuts a long reason to 123 bytes at a character boundary", async () => {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const cases: [string, string][] = [
+    ["é".repeat(100), "é".repeat(61)],
+    ["a" + "😀".repeat(40), "a" + "😀".repeat(30)],
+    ["x".repeat(200), "x".repeat(123)],
+  ];
+  for (const [reason, sent] of cases) {
+    await withSocket({}, async (socket, client) => {
+      socket.close(4000, reason);
+      const f = (await client.next())!;
+      assert.equal(f.opcode, Opcode.Close);
+      assert.equal(strict.decode(f.payload.subarray(2)), sent);
+    });
+  }
+});
+
 Deno.test("NativeSocket fails a protocol violation with its close code, then ends the connection", async () => {
   const cases: [string, (c: Client) => Promise<void>, number][] = [
     ["unmasked frame", (c) => c.send(Opcode.Text, "x", false), 1002],
