@@ -8,6 +8,7 @@ import { VERSION } from "../engine/version.ts";
 import { create } from "./create.ts";
 import { consoleCommand } from "./console.ts";
 import { logs } from "./logs.ts";
+import { standardOutput } from "./output.ts";
 import { start } from "./start.ts";
 import { trigger } from "./trigger.ts";
 import type { Io } from "./trigger.ts";
@@ -55,7 +56,9 @@ export async function main(args: string[], io: Io = consoleIo): Promise<number> 
     return 0;
   }
   try {
-    return await command(rest, io);
+    // The engine must not stall on a pipe nobody reads (cli/output.ts); one-shot commands print
+    // everything, however slowly it is read.
+    return await command(rest, name === "start" && io === consoleIo ? standardOutput() : io);
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`Error: ${e.message}\n\n${helpFor(e.command)}`);
