@@ -171,9 +171,8 @@ export class SupervisedWorker {
     let attempt = 0;
     while (!signal.aborted) {
       const exit = await this.#runOnce(loaded, signal);
-      if (signal.aborted || exit === undefined) break;
-      const uptime = exit.uptime_ms;
-      if (uptime >= s.stableAfterMs) {
+      if (signal.aborted) break;
+      if (!(exit instanceof Error) && exit.uptime_ms >= s.stableAfterMs) {
         attempt = 0;
         this.#quickCrashes = 0;
       } else {
@@ -183,8 +182,16 @@ export class SupervisedWorker {
       attempt++;
       this.#state = "crashed";
       this.#nextStartAt = s.now() + delay;
-      const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-      log.warn(`Worker "${this.name}" ${how} after ${uptime} ms: restarting in ${delay} ms`);
+      if (exit instanceof Error) {
+        // Often passing (the open-file or process limit reached): tried again like a crash.
+        this.#error = `Cannot start worker "${this.name}": ${exit.message}${spawnHint(exit)}`;
+        log.error(`${this.#error}: retrying in ${delay} ms`);
+      } else {
+        const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+        log.warn(
+          `Worker "${this.name}" ${how} after ${exit.uptime_ms} ms: restarting in ${delay} ms`,
+        );
+      }
       if (this.#quickCrashes === s.crashLoopAfter) {
         log.error(
           `Worker "${this.name}" keeps crashing: ${this.#quickCrashes} exits in a row, ` +
@@ -253,7 +260,7 @@ export class SupervisedWorker {
     return undefined;
   }
 
-  /** One run of `scripts.start`; resolves when it exits, undefined when it could not start. */
+  /** One run of `scripts.start`; resolves when it exits, with the error when it could not start. */
   async #runOnce(loaded: LoadedManifest, signal: AbortSignal) {
     const { log, env } = this.#options;
     const command = loaded.manifest.scripts.start;
@@ -267,7 +274,7 @@ export class SupervisedWorker {
         killAfterMs: this.#s.stopGraceMs,
       });
     } catch (error) {
-      return this.#cannotRun(`Cannot start worker "${this.name}": ${(error as Error).message}`);
+      return error instanceof Error ? error : new Error(String(error));
     }
     const startedAt = this.#s.now();
     this.#pid = child.pid;
@@ -299,4 +306,15 @@ export class SupervisedWorker {
     if (signal.aborted) log.info(`Stopped worker "${this.name}"`);
     return this.#lastExit;
   }
+}
+
+/** What to do about a failed spawn whose cause passes: the limit it ran into. */
+function spawnHint(error: Error): string {
+  if (/\(os error 24\)/.test(error.message)) {
+    return ` (the engine's open-file limit is reached: raise it with "ulimit -n")`;
+  }
+  if (/\(os error 11\)/.test(error.message)) {
+    return ` (no new process for now: the process limit, "ulimit -u", may be reached)`;
+  }
+  return "";
 }
