@@ -30,7 +30,9 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
       authorization: req.headers.get("authorization"),
       remoteAddress,
     }, options);
-    if (route.kind === "reply") return Response.json(route.body, { status: route.status });
+    if (route.kind === "reply") {
+      return Response.json(route.body, { status: route.status, headers: route.headers ?? {} });
+    }
     // Checked here, as the native server does: Deno.upgradeWebSocket() throws (a 500) on some
     // invalid requests and accepts others (a POST, another version, two keys).
     const check = checkUpgrade({ method: req.method, header: (name) => req.headers.get(name) });

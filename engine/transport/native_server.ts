@@ -69,7 +69,7 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
       remoteAddress,
     }, options);
     if (route.kind === "reply") {
-      return await reply(conn, route.status, route.body, undefined, request.method === "HEAD");
+      return await reply(conn, route.status, route.body, route.headers, request.method === "HEAD");
     }
     const handshake = acceptUpgrade(request);
     if (!handshake.ok) {

@@ -1,8 +1,8 @@
 /**
  * What the engine's port does with a request, whichever server reads it:
  * `/health` answers JSON, `/` (the worker protocol) and `/otel` (the npm
- * SDK's telemetry) upgrade to WebSocket, everything else is refused with a
- * JSON error. Pages not served from loopback and, with a token configured,
+ * SDK's telemetry) upgrade to WebSocket (plain HTTP there gets 426 saying
+ * so), everything else is refused with a JSON error. Pages not served from loopback and, with a token configured,
  * connections without it are refused and logged.
  *
  * @module
@@ -29,7 +29,7 @@ export interface RouteContext {
 }
 
 export type Route =
-  | { kind: "reply"; status: number; body: unknown }
+  | { kind: "reply"; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: "upgrade"; path: "/" | "/otel" };
 
 export function routeRequest(req: RouteRequest, context: RouteContext): Route {
@@ -39,12 +39,25 @@ export function routeRequest(req: RouteRequest, context: RouteContext): Route {
     const body = { status: "ok", workers: engine.workers.size, functions: engine.functions.size };
     return { kind: "reply", status: 200, body };
   }
-  if (!upgrade || (pathname !== "/" && pathname !== "/otel")) {
+  const endpoint = pathname === "/" || pathname === "/otel";
+  const shown = JSON.stringify(pathname.slice(0, 200));
+  if (!upgrade && endpoint) {
     return refuse(
-      upgrade ? 404 : 426,
-      "NOT_FOUND",
-      `No WebSocket endpoint at ${JSON.stringify(pathname.slice(0, 200))}: connect to "/"`,
+      426,
+      "UPGRADE_REQUIRED",
+      `${shown} is the engine's WebSocket endpoint: connect with a WebSocket client ("Upgrade: websocket"); plain HTTP is answered at GET /health`,
+      { upgrade: "websocket" },
     );
+  }
+  if (!upgrade) {
+    return refuse(
+      404,
+      "NOT_FOUND",
+      `Nothing at ${shown}: workers connect over WebSocket at "/", plain HTTP is answered at GET /health`,
+    );
+  }
+  if (!endpoint) {
+    return refuse(404, "NOT_FOUND", `No WebSocket endpoint at ${shown}: connect to "/"`);
   }
   // A web page in the operator's browser can open this socket too: only loopback pages may.
   const origin = req.origin;
@@ -73,6 +86,12 @@ export function routeRequest(req: RouteRequest, context: RouteContext): Route {
   return { kind: "upgrade", path: pathname === "/otel" ? "/otel" : "/" };
 }
 
-function refuse(status: number, code: string, message: string): Route {
-  return { kind: "reply", status, body: { error: { code, message } } };
+function refuse(
+  status: number,
+  code: string,
+  message: string,
+  headers?: Record<string, string>,
+): Route {
+  const route: Route = { kind: "reply", status, body: { error: { code, message } } };
+  return headers ? { ...route, headers } : route;
 }

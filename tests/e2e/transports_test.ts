@@ -112,7 +112,9 @@ for (const transport of TRANSPORTS) {
       assert.match(head, /\r\ncontent-length: [1-9]\d*\r\n/i);
       assert.ok(head.endsWith("\r\n\r\n"), `a body follows the head: ${JSON.stringify(head)}`);
       const refusals: [string, number, string][] = [
-        ["GET / HTTP/1.1\r\nHost: a\r\n\r\n", 426, "NOT_FOUND"],
+        ["GET / HTTP/1.1\r\nHost: a\r\n\r\n", 426, "UPGRADE_REQUIRED"],
+        ["GET /otel HTTP/1.1\r\nHost: a\r\n\r\n", 426, "UPGRADE_REQUIRED"],
+        ["GET /nope HTTP/1.1\r\nHost: a\r\n\r\n", 404, "NOT_FOUND"],
         [upgrade("/nope", "authorization: Bearer s3cret\r\n"), 404, "NOT_FOUND"],
         [upgrade("/", "Origin: https://evil.example\r\n"), 403, "FORBIDDEN_ORIGIN"],
         [upgrade("/"), 401, "AUTH_ERROR"],
@@ -159,7 +161,7 @@ for (const transport of TRANSPORTS) {
         engine.port,
         `GET /${"a".repeat(8000)} HTTP/1.1\r\nHost: a\r\n\r\n`,
       );
-      assert.equal(long.status, 426);
+      assert.equal(long.status, 404);
       assert.ok(long.body.error.message.length < 300, long.body.error.message.length);
       // Token lists in any case, as Deno.upgradeWebSocket() reads them.
       const lists = upgrade("/", "authorization: Bearer s3cret\r\n")
