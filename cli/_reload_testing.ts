@@ -19,7 +19,7 @@ export interface ReloadHarness {
   supervisor: Supervisor;
   reloader: ConfigReloader;
   /** Writes `text` to the config file and reloads it. */
-  edit(text: string): Promise<"apply" | "reject" | "unchanged">;
+  edit(text: string): Promise<"apply" | "reject" | "unchanged" | "unread">;
   /** The engine's latest log line. */
   lastLog(): string;
   /** Stops everything and removes the folder. */

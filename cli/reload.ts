@@ -19,6 +19,7 @@ import {
 } from "../engine/config/mod.ts";
 import type { RunningEngine } from "../engine/engine.ts";
 import type { BuiltinFailure } from "../engine/supervisor/functions.ts";
+import { osLimitHint } from "../engine/supervisor/os_limits.ts";
 import type { Supervisor } from "../engine/supervisor/supervisor.ts";
 import { BUILTIN_WORKERS } from "../workers/catalog.ts";
 
@@ -68,13 +69,24 @@ export class ConfigReloader {
     return [...this.#failures.values()];
   }
 
-  /** Re-reads the file and applies it; returns what the plan was. */
-  async reload(): Promise<"apply" | "reject" | "unchanged"> {
+  /**
+   * Re-reads the file and applies it; returns what the plan was, or `unread`
+   * when the file could not be read for a passing reason (the open-file
+   * limit): the caller tries again later.
+   */
+  async reload(): Promise<"apply" | "reject" | "unchanged" | "unread"> {
     const { file, log } = this.#o;
     let text: string;
     try {
       text = await Deno.readTextFile(file);
     } catch (error) {
+      const hint = osLimitHint(error);
+      if (hint !== "") {
+        log.error(
+          `Config change not read yet: cannot read ${file}: ${(error as Error).message}${hint}`,
+        );
+        return "unread";
+      }
       log.error(`Config change ignored: cannot read ${file}: ${(error as Error).message}`);
       return "reject";
     }

@@ -62,17 +62,31 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
     builtinFailures: () => reloader.builtinFailures(),
   });
   await supervisor.reconcile(config.workers);
-  const watcher = watchConfigFile(file, async () => {
+  // A file not read for a passing reason (the open-file limit) is read again: 1 s, doubling to 30 s.
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let retryMs = 0;
+  let stopped = false;
+  /** The watcher's calls and the retries, one at a time. */
+  let reloading = Promise.resolve();
+  const reload = () => reloading = reloading.then(reloadNow);
+  const reloadNow = async () => {
+    clearTimeout(retry);
     try {
-      await reloader.reload();
+      if (await reloader.reload() !== "unread") return void (retryMs = 0);
+      retryMs = Math.min(retryMs === 0 ? 1000 : retryMs * 2, 30_000);
+      log.info(`Reading the config file again in ${retryMs} ms`);
+      if (!stopped) retry = setTimeout(reload, retryMs);
     } catch (error) {
       log.error(`Config reload failed: ${(error as Error).message}`);
     }
-  });
+  };
+  const watcher = watchConfigFile(file, reload);
   return {
     supervisor,
     reloader,
     async stop() {
+      stopped = true;
+      clearTimeout(retry);
       await watcher.close();
       await supervisor.stop();
     },

@@ -11,6 +11,7 @@ import type { Logger } from "../api.ts";
 import { closeLifeline, killGroup, readLines, spawnGroup } from "./group.ts";
 import { install, installPaths } from "./install.ts";
 import { type LoadedManifest, loadManifest } from "./manifest.ts";
+import { osLimitHint } from "./os_limits.ts";
 
 export type WorkerState = "installing" | "running" | "crashed" | "stopped";
 
@@ -184,7 +185,7 @@ export class SupervisedWorker {
       this.#nextStartAt = s.now() + delay;
       if (exit instanceof Error) {
         // Often passing (the open-file or process limit reached): tried again like a crash.
-        this.#error = `Cannot start worker "${this.name}": ${exit.message}${spawnHint(exit)}`;
+        this.#error = `Cannot start worker "${this.name}": ${exit.message}${osLimitHint(exit)}`;
         log.error(`${this.#error}: retrying in ${delay} ms`);
       } else {
         const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
@@ -306,15 +307,4 @@ export class SupervisedWorker {
     if (signal.aborted) log.info(`Stopped worker "${this.name}"`);
     return this.#lastExit;
   }
-}
-
-/** What to do about a failed spawn whose cause passes: the limit it ran into. */
-function spawnHint(error: Error): string {
-  if (/\(os error 24\)/.test(error.message)) {
-    return ` (the engine's open-file limit is reached: raise it with "ulimit -n")`;
-  }
-  if (/\(os error 11\)/.test(error.message)) {
-    return ` (no new process for now: the process limit, "ulimit -u", may be reached)`;
-  }
-  return "";
 }

@@ -56,9 +56,9 @@ Deno.test({
       const first = Number(/w up (\d+)/.exec(await engine.waitForLine(/\[w\] w up \d+/))![1]);
       Deno.kill(first, "SIGKILL");
       await engine.waitForLine(/Worker "w" .*: restarting in 1000 ms/);
-      // Its pipes are closed by now: no file to spare for the next start's.
+      // Its pipes are closed by now; below the files open now, no new one can be opened.
       const pid = engine.child.pid;
-      const restore = await limitFds(pid, openFds(pid));
+      const restore = await limitFds(pid, openFds(pid) - 2);
       const failed = await engine.waitForLine(/Cannot start worker "w"/);
       await restore();
       assert.match(
@@ -66,6 +66,41 @@ Deno.test({
         /ERROR \[w\] Cannot start worker "w": .*Too many open files \(os error 24\) \(the engine's open-file limit is reached: raise it with "ulimit -n"\): retrying in 2000 ms$/,
       );
       await engine.waitForLine(new RegExp(`\\[w\\] w up (?!${first}$)\\d+$`));
+      assert.equal(await engine.stop(), 0);
+    } finally {
+      await engine.kill("SIGKILL");
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a config edit the engine cannot read at the open-file limit is read again, and applied once files are free",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const { engine, dir } = await engineWithWorker();
+    const file = `${dir}/engine-config.yaml`;
+    try {
+      // Started up: the worker runs, so the engine has its signal handlers (Deno 2.9.6 panics when
+      // it adds one at the open-file limit).
+      await engine.waitForLine(/\[w\] w up \d+/);
+      const pid = engine.child.pid;
+      const restore = await limitFds(pid, openFds(pid) - 2);
+      await Deno.writeTextFile(
+        file,
+        `${await Deno.readTextFile(
+          file,
+        )}  - name: engine-state\n    config:\n      adapter: memory\n`,
+      );
+      const failed = await engine.waitForLine(/Config change/);
+      await restore();
+      assert.match(
+        failed,
+        /ERROR \[engine\] Config change not read yet: cannot read .*engine-config\.yaml: Too many open files \(os error 24\).* \(the engine's open-file limit is reached: raise it with "ulimit -n"\)$/,
+      );
+      await engine.waitForLine(/INFO {2}\[engine\] Reading the config file again in 1000 ms$/);
+      await engine.waitForLine(/Config reloaded: started "engine-state"/);
       assert.equal(await engine.stop(), 0);
     } finally {
       await engine.kill("SIGKILL");
