@@ -7,6 +7,10 @@
  * @module
  */
 
+import type { ChannelApi } from "./channels/local.ts";
+
+export type { ChannelApi, ChannelReadEnd, ChannelRef, ChannelWriteEnd } from "./channels/local.ts";
+
 /** A structured failure of a call: the `ErrorBody` of the wire protocol. */
 export interface ErrorBody {
   code: string;
@@ -160,6 +164,12 @@ export interface EngineApi {
    * so no call or result larger passes between workers.
    */
   maxFrameBytes?: number;
+  /**
+   * Data channels without a socket (see `channels/local.ts`): create one and
+   * hand its refs to workers, or hold an end of one here. Absent where the
+   * engine offers none.
+   */
+  channels?: ChannelApi;
 }
 
 const ENGINE_FAILURE = Symbol("engine failure");

@@ -14,6 +14,9 @@
 import type { BuiltinWorker, EngineApi, LogEntry, RunningWorker } from "./api.ts";
 import { Engine } from "./core.ts";
 import { BuiltinPeer } from "./builtin_peer.ts";
+import { channelApi } from "./channels/local.ts";
+import { ChannelRegistry } from "./channels/registry.ts";
+import { serveChannels } from "./channels/service.ts";
 import { registerBuiltins } from "./builtins.ts";
 import { callOfTrace } from "./call_of_trace.ts";
 import { registerEventsTrigger } from "./events.ts";
@@ -107,6 +110,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
   const baseDir = options.baseDir ?? Deno.cwd();
   const maxFrameBytes = options.maxFrameBytes ?? 16 * 1024 * 1024;
   const attached = new Map<string, Attached>();
+  const channels = new ChannelRegistry();
 
   const attach = (name: string, description: string): Attached => {
     const peer = new BuiltinPeer(engine);
@@ -117,7 +121,10 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     peer.attach(conn);
     const a: Attached = {
       peer,
-      api: peer.api(logs.logger({ source: name, worker: name }), baseDir, { maxFrameBytes }),
+      api: {
+        ...peer.api(logs.logger({ source: name, worker: name }), baseDir, { maxFrameBytes }),
+        channels: channelApi(channels, conn.id),
+      },
     };
     attached.set(name, a);
     return a;
@@ -134,6 +141,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     },
   });
   const stopEvents = registerEventsTrigger(core.api, { engine, logs, traces });
+  const stopChannels = serveChannels(core.api, { engine, channels, log });
 
   const server: EngineServer = await serveEngine({
     engine,
@@ -143,6 +151,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     maxFrameBytes,
     maxBacklogBytes: options.maxBacklogBytes ?? 64 * 1024 * 1024,
     transport,
+    channels,
     ...(options.token !== undefined ? { token: options.token } : {}),
     onTelemetry: (conn, kind, json) =>
       ingestTelemetry({
@@ -208,6 +217,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     describeBuiltin: (name) => attached.get(name)?.running?.describe?.(),
     async stop() {
       stopEvents();
+      stopChannels();
       for (const name of running.builtinNames().reverse()) {
         await running.stopBuiltin(name).catch((e) =>
           log.error(`Stopping built-in worker "${name}" failed`, { error: String(e) })

@@ -5,6 +5,7 @@
  */
 import type { WebSocketSession } from "../session.ts";
 import { openSession, receiveTelemetry } from "./attach.ts";
+import { claimChannel, serveDenoChannel } from "./channel_attach.ts";
 import { checkUpgrade, hasToken } from "./handshake.ts";
 import {
   type EngineServer,
@@ -23,8 +24,10 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
   const handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>): Response => {
     // Read before the upgrade: the request is gone afterwards.
     const remoteAddress = info.remoteAddr.hostname;
+    const url = new URL(req.url);
     const route = routeRequest({
-      pathname: new URL(req.url).pathname,
+      pathname: url.pathname,
+      search: url.search,
       upgrade: hasToken(req.headers.get("upgrade"), "websocket"),
       origin: req.headers.get("origin"),
       authorization: req.headers.get("authorization"),
@@ -39,6 +42,15 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
     if (!check.ok) {
       const body = { error: { code: "BAD_REQUEST", message: check.message } };
       return Response.json(body, { status: check.status, headers: check.headers ?? {} });
+    }
+    if (route.kind === "channel") {
+      const claim = claimChannel(route, options);
+      if (!claim.ok) return Response.json(claim.body, { status: claim.status });
+      const { socket, response } = Deno.upgradeWebSocket(req, { idleTimeout: IDLE_TIMEOUT_S });
+      extra.add(socket);
+      serveDenoChannel(socket, claim, options);
+      socket.addEventListener("close", () => extra.delete(socket));
+      return response;
     }
     const { socket, response } = Deno.upgradeWebSocket(req, { idleTimeout: IDLE_TIMEOUT_S });
     socket.binaryType = "arraybuffer";

@@ -8,6 +8,7 @@
 import type { WebSocketSession } from "../session.ts";
 import { acceptLoop } from "./accept_loop.ts";
 import { openSession, receiveTelemetry } from "./attach.ts";
+import { claimChannel, serveNativeChannel } from "./channel_attach.ts";
 import { acceptUpgrade, hasToken } from "./handshake.ts";
 import { DEFAULT_HEAD_LIMITS, readRequestHead, type RequestHead } from "./http_head.ts";
 import { jsonResponse, writeAll } from "./http_reply.ts";
@@ -56,13 +57,14 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     }
     const remoteAddress = (conn.remoteAddr as Deno.NetAddr).hostname;
     const request = head.head;
-    const pathname = pathOf(request);
-    if (pathname === undefined) {
+    const url = urlOf(request);
+    if (url === undefined) {
       const message = `Malformed request target ${JSON.stringify(request.target.slice(0, 100))}`;
       return await reply(conn, 400, { error: { code: "BAD_REQUEST", message } });
     }
     const route = routeRequest({
-      pathname,
+      pathname: url.pathname,
+      search: url.search,
       upgrade: hasToken(request.headers.get("upgrade"), "websocket"),
       origin: request.headers.get("origin") ?? null,
       authorization: request.headers.get("authorization") ?? null,
@@ -77,6 +79,8 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
       return await reply(conn, handshake.status, body, handshake.headers);
     }
     if (stopping) return;
+    const claim = route.kind === "channel" ? claimChannel(route, options) : undefined;
+    if (claim !== undefined && !claim.ok) return await reply(conn, claim.status, claim.body);
     const socket = new NativeSocket(conn, {
       maxMessageBytes: MAX_MESSAGE_BYTES,
       idleTimeoutMs: IDLE_TIMEOUT_S * 1000,
@@ -84,6 +88,16 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     });
     // The 101 and the first frames leave in one write.
     socket.writeRaw(handshake.response);
+    if (claim !== undefined) {
+      sockets.add(socket);
+      try {
+        await serveNativeChannel(socket, claim, head.rest, options);
+      } finally {
+        sockets.delete(socket);
+      }
+      return;
+    }
+    if (route.kind === "channel") return; // claimed above
     if (route.path === "/otel") {
       socket.onBinary = (bytes) => receiveTelemetry(bytes, options);
       sockets.add(socket);
@@ -162,15 +176,15 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
 }
 
 /**
- * The path of a request target: origin form (`/path?query`, read as Deno's
+ * The URL of a request target: origin form (`/path?query`, read as Deno's
  * server reads it: `//x` is a path, not a host) or absolute form from a
  * proxy (`http://host/path`); undefined for anything else.
  */
-function pathOf(head: RequestHead): string | undefined {
+function urlOf(head: RequestHead): URL | undefined {
   const target = head.target;
   try {
-    if (target.startsWith("/")) return new URL(`http://engine${target}`).pathname;
-    if (/^https?:\/\//i.test(target)) return new URL(target).pathname;
+    if (target.startsWith("/")) return new URL(`http://engine${target}`);
+    if (/^https?:\/\//i.test(target)) return new URL(target);
   } catch { /* not a URL */ }
   return undefined;
 }

@@ -51,6 +51,8 @@ export class NativeSocket implements EngineSocket {
   #idleTimer: ReturnType<typeof setInterval> | undefined;
   #closeTimer: ReturnType<typeof setTimeout> | undefined;
   #tcpClosed = false;
+  /** While set, the connection is not read (a channel's writer held back); resolved by resume(). */
+  #paused: PromiseWithResolvers<void> | undefined;
 
   constructor(conn: Deno.Conn, options: NativeSocketOptions) {
     this.#conn = conn;
@@ -77,6 +79,26 @@ export class NativeSocket implements EngineSocket {
 
   send(text: string): void {
     if (this.#state === SocketState.Open) this.#outbox.text(text);
+  }
+
+  /** Queues a binary message. */
+  sendBinary(bytes: Uint8Array): void {
+    if (this.#state === SocketState.Open) this.#outbox.frame(Opcode.Binary, bytes);
+  }
+
+  /**
+   * Stops reading the connection after the frames already read: the client
+   * is held back by TCP until {@linkcode resume}. The idle check does not
+   * count the silence meanwhile.
+   */
+  pause(): void {
+    this.#paused ??= Promise.withResolvers<void>();
+  }
+
+  resume(): void {
+    const paused = this.#paused;
+    this.#paused = undefined;
+    paused?.resolve();
   }
 
   /** Sends a close frame; the connection ends when the client answers, or after `closeTimeoutMs`. */
@@ -110,9 +132,11 @@ export class NativeSocket implements EngineSocket {
         // instead of the whole burst moving from process to process as one wave.
         while (reader.pending && !reader.closed) {
           await Promise.resolve();
+          while (this.#paused && !this.#tcpClosed) await this.#paused.promise;
           reader.resume();
         }
         if (reader.closed) break;
+        while (this.#paused && !this.#tcpClosed) await this.#paused.promise;
         const n = await this.#conn.read(reader.space());
         if (n === null) break;
         this.#heard = true;
@@ -164,7 +188,7 @@ export class NativeSocket implements EngineSocket {
   }
 
   #idleCheck(): void {
-    if (this.#heard) {
+    if (this.#heard || this.#paused) {
       this.#heard = false;
       this.#pinged = false;
       return;
@@ -201,6 +225,7 @@ export class NativeSocket implements EngineSocket {
 
   #cut(): void {
     clearTimeout(this.#closeTimer);
+    this.resume();
     this.#state = SocketState.Closed;
     if (this.#tcpClosed) return;
     this.#tcpClosed = true;

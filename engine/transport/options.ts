@@ -4,6 +4,7 @@
  * @module
  */
 import type { Logger } from "../api.ts";
+import type { ChannelRegistry } from "../channels/registry.ts";
 import type { Engine, WorkerConn } from "../core.ts";
 import type { WebSocketSession } from "../session.ts";
 import type { TransportName } from "./select.ts";
@@ -20,6 +21,8 @@ export interface ServerOptions {
   /** Which server runs; default `deno`. */
   transport?: TransportName;
   onTelemetry?: (conn: WorkerConn | undefined, kind: string, json: string) => void;
+  /** The data channels `/ws/channels/{id}` serves; without it none are offered. */
+  channels?: ChannelRegistry;
 }
 
 export interface EngineServer {

@@ -2,19 +2,26 @@
  * What the engine's port does with a request, whichever server reads it:
  * `/health` answers JSON, `/` (the worker protocol) and `/otel` (the npm
  * SDK's telemetry) upgrade to WebSocket (plain HTTP there gets 426 saying
- * so), everything else is refused with a JSON error. Pages not served from loopback and, with a token configured,
+ * so), as do data channels at `/ws/channels/{id}` once their id, access key
+ * and end check out (`channels/route.ts`; no token: the key is the
+ * credential); everything else is refused with a JSON error. Pages not served from loopback and, with a token configured,
  * connections without it are refused and logged.
  *
  * @module
  */
 import type { Logger } from "../api.ts";
 import type { Engine } from "../core.ts";
+import { CHANNEL_PATH, routeChannel } from "../channels/route.ts";
+import type { Direction } from "../channels/channel.ts";
+import type { ChannelRegistry } from "../channels/registry.ts";
 import { isLoopbackOrigin } from "../origin.ts";
 import { bearerToken, sameToken } from "../token.ts";
 
 /** The parts of a request the decision reads. */
 export interface RouteRequest {
   pathname: string;
+  /** The query string (read for channel sockets only). */
+  search?: string;
   /** Whether it asks for `Upgrade: websocket`. */
   upgrade: boolean;
   origin: string | null;
@@ -26,11 +33,14 @@ export interface RouteContext {
   engine: Engine;
   log: Logger;
   token?: string;
+  /** The data channels `/ws/channels/{id}` opens; none offered without it. */
+  channels?: ChannelRegistry;
 }
 
 export type Route =
   | { kind: "reply"; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: "upgrade"; path: "/" | "/otel" };
+  | { kind: "upgrade"; path: "/" | "/otel" }
+  | { kind: "channel"; id: string; key: string; direction: Direction };
 
 export function routeRequest(req: RouteRequest, context: RouteContext): Route {
   const { engine, log } = context;
@@ -40,8 +50,9 @@ export function routeRequest(req: RouteRequest, context: RouteContext): Route {
     return { kind: "reply", status: 200, body };
   }
   const endpoint = pathname === "/" || pathname === "/otel";
+  const channel = !endpoint && pathname.startsWith(CHANNEL_PATH);
   const shown = JSON.stringify(pathname.slice(0, 200));
-  if (!upgrade && endpoint) {
+  if (!upgrade && (endpoint || channel)) {
     return refuse(
       426,
       "UPGRADE_REQUIRED",
@@ -56,7 +67,7 @@ export function routeRequest(req: RouteRequest, context: RouteContext): Route {
       `Nothing at ${shown}: workers connect over WebSocket at "/", plain HTTP is answered at GET /health`,
     );
   }
-  if (!endpoint) {
+  if (!endpoint && !channel) {
     return refuse(404, "NOT_FOUND", `No WebSocket endpoint at ${shown}: connect to "/"`);
   }
   // A web page in the operator's browser can open this socket too: only loopback pages may.
@@ -73,6 +84,7 @@ export function routeRequest(req: RouteRequest, context: RouteContext): Route {
       "This engine refuses WebSocket connections from web pages not served from loopback",
     );
   }
+  if (channel) return routeChannel(pathname, req.search ?? "", context.channels);
   if (
     context.token !== undefined && !sameToken(bearerToken(req.authorization), context.token)
   ) {

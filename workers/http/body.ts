@@ -53,7 +53,7 @@ export async function readBody(request: Request, limit: BodyLimit): Promise<unkn
  * read as a stream: asking for it makes the stream, and Deno then reads a
  * whole body through it instead of taking it in one piece.
  */
-async function readBytes(request: Request, limit: BodyLimit): Promise<Uint8Array | null> {
+export async function readBytes(request: Request, limit: BodyLimit): Promise<Uint8Array | null> {
   const declared = request.headers.get("content-length");
   if (declared !== null && /^\d+$/.test(declared)) {
     if (Number(declared) > limit.bytes) {

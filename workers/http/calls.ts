@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type CallOptions, isEngineFailure } from "../../engine/api.ts";
+import { type CallOptions, type ChannelApi, isEngineFailure } from "../../engine/api.ts";
 import { Code, HttpError } from "./errors.ts";
 import type { RequestScope } from "./scope.ts";
 
@@ -18,6 +18,8 @@ export interface Invoker {
   hasFunction(functionId: string): boolean;
   /** The engine's `max_frame_bytes`, when known: no larger call or result passes. */
   maxFrameBytes?: number;
+  /** Data channels: with them, a handler's request carries `request_body` and `response` refs. */
+  channels?: ChannelApi;
 }
 
 export type Role = "Middleware" | "Condition" | "Function";

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { RequestIds } from "./request_channels.ts";
 import type { Hono } from "hono";
 import type {
   BuiltinWorker,
@@ -175,6 +176,7 @@ export function configuredApp(
       globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
       middlewareTimeout: config.middleware_timeout,
       bodyLimit: config.body_limit,
+      ...(parts.invoker.channels ? { requestIds: new RequestIds() } : {}),
     },
     defaultTimeout: config.default_timeout,
     stopping: stopping.signal,

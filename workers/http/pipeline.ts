@@ -8,10 +8,12 @@
  * @module
  */
 import type { Logger } from "../../engine/api.ts";
-import { bodyLimit, readBody } from "./body.ts";
+import type { ChannelRef } from "../../engine/api.ts";
+import { bodyLimit, parseBody, readBytes } from "./body.ts";
 import { callFunction, type Invoker, requestAborted, type RequestScope } from "./calls.ts";
 import { clientClosed, Code, HttpError } from "./errors.ts";
 import { type Context, interpretMiddlewareResult, type MiddlewareRequest } from "./middleware.ts";
+import { RequestChannels, type RequestIds, STREAMED } from "./request_channels.ts";
 import { toHttpResponse } from "./response.ts";
 import type { Route } from "./routes.ts";
 
@@ -22,6 +24,8 @@ export interface PipelineOptions {
   globalMiddleware: readonly string[];
   middlewareTimeout: number;
   bodyLimit: number;
+  /** Present when the invoker offers channels: the handler then gets `request_body` and `response`. */
+  requestIds?: RequestIds;
 }
 
 /** A matched request on its way through the pipeline. */
@@ -42,6 +46,10 @@ export interface HandlerRequest extends MiddlewareRequest {
   body: unknown;
   trigger: { type: "http"; path: string; method: string };
   context: Context;
+  /** The raw request bytes, to read (the handler's request only). */
+  request_body?: ChannelRef;
+  /** Where the handler may stream its response instead of returning it. */
+  response?: ChannelRef;
 }
 
 /** Runs the request through middleware, condition and handler; failures throw {@link HttpError}. */
@@ -64,8 +72,9 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
   }
 
   let handlerRequest: HandlerRequest | undefined;
+  let bytes: Uint8Array | null = null;
   if (route.conditionFunctionId !== undefined) {
-    handlerRequest = await withBody(options, incoming, request, context);
+    [handlerRequest, bytes] = await withBody(options, incoming, request, context);
     const result = await callFunction(options.invoker, scope, {
       role: "Condition",
       functionId: route.conditionFunctionId,
@@ -83,23 +92,70 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
   }
 
   if (handlerRequest === undefined) {
-    handlerRequest = await withBody(options, incoming, request, context);
+    [handlerRequest, bytes] = await withBody(options, incoming, request, context);
   } else handlerRequest.context = context;
 
-  const result = await callFunction(options.invoker, scope, {
+  const channelApi = options.invoker.channels;
+  if (channelApi === undefined || options.requestIds === undefined) {
+    return mapResult(route.functionId, await callHandler(options, incoming, handlerRequest));
+  }
+  const channels = new RequestChannels(channelApi, options.requestIds.next(), bytes);
+  const refs = channels.refs();
+  handlerRequest.request_body = refs.request_body;
+  handlerRequest.response = refs.response;
+  let streaming = false;
+  try {
+    const result = await channels.race(callHandler(options, incoming, handlerRequest));
+    if (result !== STREAMED && result !== undefined && result !== null) {
+      return mapResult(route.functionId, result);
+    }
+    if (result !== STREAMED) {
+      // No value: the handler answers on its response channel (default_timeout bounds the wait).
+      try {
+        await scope.bound(channels.whenCommitted());
+      } catch {
+        throw requestAborted(
+          scope,
+          `function ${
+            JSON.stringify(route.functionId)
+          } returned no response and streamed none on its response channel`,
+        );
+      }
+    }
+    const response = channels.response!.toResponse(
+      route.functionId,
+      options.log,
+      () => channels.release("the response ended"),
+    );
+    streaming = true;
+    return response;
+  } finally {
+    if (!streaming) channels.release("the request ended");
+  }
+}
+
+function callHandler(
+  options: PipelineOptions,
+  incoming: Incoming,
+  handlerRequest: HandlerRequest,
+): Promise<unknown> {
+  return callFunction(options.invoker, incoming.scope, {
     role: "Function",
-    functionId: route.functionId,
+    functionId: incoming.route.functionId,
     payload: handlerRequest,
-    metadata: route.metadata,
+    metadata: incoming.route.metadata,
   });
+}
+
+function mapResult(functionId: string, result: unknown): Response {
   const mapped = toHttpResponse(result);
   if (mapped.kind === "invalid") {
     throw new HttpError(
       500,
       Code.InvalidResponse,
-      `Function ${JSON.stringify(route.functionId)} ${mapped.reason}`,
+      `Function ${JSON.stringify(functionId)} ${mapped.reason}`,
       {
-        detail: { role: "function", function_id: route.functionId },
+        detail: { role: "function", function_id: functionId },
       },
     );
   }
@@ -127,11 +183,13 @@ async function withBody(
   incoming: Incoming,
   request: MiddlewareRequest,
   context: Context,
-): Promise<HandlerRequest> {
+): Promise<[HandlerRequest, Uint8Array | null]> {
   let body: unknown;
+  let bytes: Uint8Array | null;
   try {
     const limit = bodyLimit(options.bodyLimit, options.invoker.maxFrameBytes);
-    body = await incoming.scope.bound(readBody(incoming.request, limit));
+    bytes = await incoming.scope.bound(readBytes(incoming.request, limit));
+    body = bytes === null ? null : parseBody(bytes, incoming.request.headers.get("content-type"));
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (incoming.scope.ended) throw requestAborted(incoming.scope, "reading the request body");
@@ -147,7 +205,7 @@ async function withBody(
       `Request body could not be read: it broke off (${(error as Error)?.message ?? error})`,
     );
   }
-  return {
+  return [{
     path_params: request.path_params,
     query_params: request.query_params,
     headers: request.headers,
@@ -156,7 +214,7 @@ async function withBody(
     body,
     trigger: { type: "http", path: incoming.route.pattern, method: incoming.route.method },
     context,
-  };
+  }, bytes];
 }
 
 /**

@@ -90,7 +90,7 @@ const HOP_BY_HOP = [
 ];
 
 /** Drops the hop-by-hop fields, and those the `connection` field names. */
-function dropHopByHop(headers: Headers): void {
+export function dropHopByHop(headers: Headers): void {
   const named = (headers.get("connection") ?? "").split(",").map((name) => name.trim());
   for (const name of [...HOP_BY_HOP, ...named]) {
     if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) headers.delete(name);

@@ -1,0 +1,141 @@
+/**
+ * A response a handler streams through its `response` channel (the
+ * reference's streamed response, http-worker.md §10.2):
+ *
+ * | Frame | Effect |
+ * |---|---|
+ * | text `{"type":"set_status","status_code":N}` | the status, before the first chunk (200 to 599; other values are ignored with a warning) |
+ * | text `{"type":"set_headers","headers":{…}}` | headers (string values), before the first chunk; hop-by-hop fields are dropped |
+ * | other text, or any text after the first chunk | ignored |
+ * | binary | a body chunk; the first commits the status and headers |
+ * | the writer closing | the end of the body (an empty body if no chunk came) |
+ * | the writer's connection dropping | before the first chunk: 502; after it: the body ends short (the connection to the client is cut) |
+ *
+ * @module
+ */
+import type { Logger } from "../../engine/api.ts";
+import { type Channel, ChannelBroken } from "../../engine/channels/channel.ts";
+import { HttpError } from "./errors.ts";
+import { dropHopByHop } from "./response.ts";
+
+const NULL_BODY_STATUS = new Set([204, 205, 304]);
+
+export class ResponseStream {
+  /** Whether the first chunk came, or the writer closed (or broke off) before any. */
+  committed = false;
+  status = 200;
+  readonly headers = new Headers();
+  readonly #channel: Channel;
+  #first: Uint8Array | undefined;
+  #broken: string | undefined;
+  #ignored: string[] = [];
+
+  /** Starts reading `channel`'s control frames; `onCommit` is called once committed. */
+  constructor(channel: Channel, onCommit: () => void) {
+    this.#channel = channel;
+    this.#watch().then(() => {
+      this.committed = true;
+      onCommit();
+    });
+  }
+
+  async #watch(): Promise<void> {
+    try {
+      for (;;) {
+        const frame = await this.#channel.read();
+        if (frame === null) return;
+        if (typeof frame !== "string") {
+          if (frame.byteLength === 0) continue;
+          this.#first = frame;
+          return;
+        }
+        this.#control(frame);
+      }
+    } catch (e) {
+      this.#broken = e instanceof ChannelBroken ? e.message : String(e);
+    }
+  }
+
+  #control(text: string): void {
+    let message: { type?: unknown; status_code?: unknown; headers?: unknown };
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (message?.type === "set_status") {
+      const status = message.status_code;
+      if (
+        typeof status === "number" && Number.isInteger(status) && status >= 200 && status <= 599
+      ) {
+        this.status = status;
+      } else this.#ignored.push(`set_status ${JSON.stringify(status)} (use 200 to 599)`);
+    } else if (message?.type === "set_headers" && typeof message.headers === "object") {
+      for (const [name, value] of Object.entries(message.headers ?? {})) {
+        if (typeof value !== "string") continue;
+        try {
+          this.headers.set(name, value);
+        } catch {
+          this.#ignored.push(`header ${JSON.stringify(name)}`);
+        }
+      }
+    }
+  }
+
+  /**
+   * The HTTP response, once {@linkcode committed}; `done` is called when its
+   * body has ended (or at once, for no body). Throws a 502 {@linkcode HttpError}
+   * when the writer broke off before its first chunk.
+   */
+  toResponse(functionId: string, log: Logger, done: () => void): Response {
+    const shown = JSON.stringify(functionId);
+    if (this.#ignored.length > 0) {
+      log.warn(`Function ${shown} streamed a response: ignored ${this.#ignored.join(", ")}`);
+    }
+    if (this.#broken !== undefined) {
+      done();
+      throw new HttpError(
+        502,
+        "STREAM_BROKEN",
+        `Function ${shown} streamed no response: ${this.#broken}`,
+      );
+    }
+    dropHopByHop(this.headers);
+    const first = this.#first;
+    if (first === undefined || NULL_BODY_STATUS.has(this.status)) {
+      this.#channel.endRead();
+      done();
+      return new Response(null, { status: this.status, headers: this.headers });
+    }
+    this.#first = undefined;
+    const channel = this.#channel;
+    let sentFirst = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (!sentFirst) {
+          sentFirst = true;
+          return controller.enqueue(first);
+        }
+        try {
+          for (;;) {
+            const frame = await channel.read();
+            if (frame === null) {
+              controller.close();
+              return done();
+            }
+            if (typeof frame !== "string" && frame.byteLength > 0) return controller.enqueue(frame);
+          }
+        } catch (e) {
+          log.warn(`Function ${shown}: streamed response cut short: ${(e as Error).message}`);
+          controller.error(e);
+          done();
+        }
+      },
+      cancel: () => {
+        channel.endRead();
+        done();
+      },
+    }, { highWaterMark: 0 });
+    return new Response(body, { status: this.status, headers: this.headers });
+  }
+}
