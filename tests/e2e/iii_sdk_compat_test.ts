@@ -390,13 +390,16 @@ workers:
       },
     );
 
-    await t.step("what the engine does not offer fails with an error naming it", async () => {
+    await t.step("createChannel() gives the refs of one channel", async () => {
       const channel = await call("compat::channel", {});
-      assert.equal(channel.error.code, "function_not_found");
-      assert.equal(
-        channel.error.message,
-        "function_not_found: Function engine::channels::create not found",
-      );
+      const { reader, writer } = channel.ok;
+      assert.equal(reader.direction, "read");
+      assert.equal(writer.direction, "write");
+      assert.equal(reader.channel_id, writer.channel_id);
+      assert.equal(reader.access_key, writer.access_key);
+    });
+
+    await t.step("what the engine does not offer fails with an error naming it", async () => {
       await call("compat::add_http", { function_id: "external::fn", url: "http://127.0.0.1:9/" });
       await engine.waitForLine(
         /Cannot register function "external::fn": HTTP-invoked functions are not supported/,
