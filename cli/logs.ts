@@ -120,7 +120,8 @@ export async function logs(args: string[], io: Io): Promise<number> {
     const printed = new Set(entries.map(keyOf));
     for (const e of waiting) if (!printed.has(keyOf(e))) io.out(formatLogEntry(e));
     live = true;
-    await stopSignal();
+    // Until Ctrl-C, or until the reader of the output went away (`engine logs -f | head -1`).
+    await Promise.race([stopSignal(), io.outClosed ?? new Promise(() => {})]);
     return 0;
   } catch (e) {
     if (e instanceof FunctionFailed) io.err(`Error: ${e.body.code}: ${e.body.message}`);

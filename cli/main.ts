@@ -27,9 +27,26 @@ const COMMANDS: Record<string, Command> = {
   worker,
 };
 
+const stdoutClosed = Promise.withResolvers<void>();
+const encoder = new TextEncoder();
+
+/**
+ * The terminal, a pipe or a file. `out` writes as `console.log` would, but
+ * notices a reader that went away (`console.log` ignores a broken pipe), so
+ * that `engine logs -f | head -1` ends.
+ */
 export const consoleIo: Io = {
-  out: (line) => console.log(line),
+  out: (line) => {
+    const bytes = encoder.encode(`${line}\n`);
+    try {
+      for (let at = 0; at < bytes.length;) at += Deno.stdout.writeSync(bytes.subarray(at));
+    } catch (e) {
+      if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+      stdoutClosed.resolve();
+    }
+  },
   err: (line) => console.error(line),
+  outClosed: stdoutClosed.promise,
 };
 
 export async function main(args: string[], io: Io = consoleIo): Promise<number> {

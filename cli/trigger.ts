@@ -13,6 +13,8 @@ import { UsageError } from "./usage.ts";
 export interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Resolves when the reader of `out` went away (`engine logs -f | head -1`). */
+  outClosed?: Promise<void>;
 }
 
 export function parseTriggerArgs(args: string[]) {

@@ -93,6 +93,46 @@ Deno.test("engine logs --follow prints new entries as they are written, until SI
   }
 });
 
+Deno.test("engine logs --follow ends when the reader of its output goes away (engine logs -f | head -1)", async () => {
+  const { file } = await tempConfig(CONFIG);
+  const engine = await spawnEngine({ config: file });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN, "logs", "--follow", "--level", "info"],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ENGINE_URL: engine.url },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    await log(engine.url, "info", "the first line");
+    // Read until the first entry, then close the pipe's reading end, as `head -1` does.
+    const reader = child.stdout.getReader();
+    let text = "";
+    while (!text.includes("the first line")) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, `the output ended before the first entry: ${JSON.stringify(text)}`);
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    // The next entry finds no reader: the command ends (it waited for Ctrl-C before).
+    await log(engine.url, "info", "nobody reads this");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const status = await Promise.race([
+      child.status,
+      new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), 15_000)),
+    ]);
+    clearTimeout(timer);
+    assert.ok(status, "engine logs --follow still runs 15 s after its reader went away");
+    assert.equal(status.code, 0);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* it has exited */ }
+    await child.status;
+    await engine.stop();
+  }
+});
+
 Deno.test("engine logs reports an unreachable engine in one line with exit 1, bad flags with 2", async () => {
   const port = freePort("0.0.0.0");
   const down = await runCli(["logs"], { env: { ENGINE_URL: `ws://127.0.0.1:${port}` } });
