@@ -92,16 +92,14 @@ Deno.test("engine-http serves a worker process's routes: parameters, statuses, b
       assert.equal(text.headers.get("content-type"), "text/plain");
       assert.equal(await text.text(), "plain text");
 
-      // No value: the reference's streamed response may follow on the response channel, so the
-      // wait is bounded by default_timeout (1 s here).
+      // No value, and no response channel opened within the grace: no response, a 500.
       const nothing = await get("/nothing");
-      assert.equal(nothing.status, 504);
-      const nothingError = (nothing.body as { error: { code: string; message: string } }).error;
-      assert.equal(nothingError.code, "REQUEST_TIMEOUT");
-      assert.equal(
-        nothingError.message,
-        'Request timed out: function "h::nothing" returned no response and streamed none on its response channel',
-      );
+      assert.equal(nothing.status, 500);
+      const nothingError =
+        (nothing.body as { error: { code: string; message: string; error_id: string } }).error;
+      assert.equal(nothingError.code, "INVALID_RESPONSE");
+      assert.equal(nothingError.message, 'Function "h::nothing" returned no response');
+      assert.match(nothingError.error_id, /^[0-9a-f]{16}$/);
 
       const fails = await get("/fails");
       assert.equal(fails.status, 500);

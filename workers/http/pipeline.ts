@@ -110,7 +110,15 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
       return mapResult(route.functionId, result);
     }
     if (result !== STREAMED) {
-      // No value: the handler answers on its response channel (default_timeout bounds the wait).
+      // No value: the handler answers on its response channel, which it opens at once (the
+      // iii-sdk's http() helper opens it right after returning); one that does not within
+      // the grace returned no response, a 500 as for any invalid one.
+      const left = scope.expiresAt - performance.now() - 50;
+      const grace = Math.max(0, Math.min(NO_RESPONSE_GRACE_MS, left));
+      const opened = await scope.bound(channels.whenResponseOpened(grace))
+        .catch(() => true); // the request ended meanwhile: told below
+      if (!opened) return mapResult(route.functionId, result);
+      // It streams: default_timeout bounds the wait for its first chunk (or its close).
       try {
         await scope.bound(channels.whenCommitted());
       } catch {
@@ -118,7 +126,7 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
           scope,
           `function ${
             JSON.stringify(route.functionId)
-          } returned no response and streamed none on its response channel`,
+          } returned no response and opened its response channel, but neither streamed on it nor closed it`,
         );
       }
     }
@@ -146,6 +154,13 @@ function callHandler(
     metadata: incoming.route.metadata,
   });
 }
+
+/**
+ * How long a handler that returned no value has to open its response ref
+ * before it is taken as having returned no response (less when less of
+ * `default_timeout` is left).
+ */
+export const NO_RESPONSE_GRACE_MS = 1000;
 
 function mapResult(functionId: string, result: unknown): Response {
   const mapped = toHttpResponse(result);

@@ -43,6 +43,8 @@ export class RequestChannels implements Reservation {
   #response: ResponseStream | undefined;
   /** Called once the response is committed (see {@linkcode whenCommitted}). */
   #wake: (() => void) | undefined;
+  /** Called once the handler opened its response ref (see {@linkcode whenResponseOpened}). */
+  #opened: (() => void) | undefined;
   #released = false;
 
   constructor(api: ChannelApi, id: string, bytes: Uint8Array | null) {
@@ -81,8 +83,30 @@ export class RequestChannels implements Reservation {
       channel.endWrite();
     } else {
       this.#response = new ResponseStream(channel, () => this.#wake?.());
+      this.#opened?.();
     }
     return channel;
+  }
+
+  /**
+   * Resolves `true` once the handler opened its response ref, `false` if it
+   * has not within `graceMs`: a handler that returned nothing and streams
+   * nothing is told apart from one that opens its writer after returning (as
+   * the iii-sdk `http()` helper does, at once).
+   */
+  whenResponseOpened(graceMs: number): Promise<boolean> {
+    if (this.#response) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#opened = undefined;
+        resolve(false);
+      }, graceMs);
+      this.#opened = () => {
+        clearTimeout(timer);
+        this.#opened = undefined;
+        resolve(true);
+      };
+    });
   }
 
   /** The response stream, once the handler opened its ref. */
@@ -120,6 +144,7 @@ export class RequestChannels implements Reservation {
     this.#released = true;
     this.#bytes = null;
     this.#wake = undefined;
+    this.#opened?.();
     this.#api.release(this.bodyId, reason);
     this.#api.release(this.responseId, reason);
     this.#body = undefined;
