@@ -87,6 +87,9 @@ export class LineOutput {
     } finally {
       // At once when the last write is done: a line queued from now on starts writing again.
       this.#writing = undefined;
+      // A line queued after the last write but before this point found #writing still set
+      // and started nothing: it would wait for the next line, maybe for ever.
+      if (this.#held.length > 0 && !this.#gone) this.#writing = this.#drain();
     }
   }
 
