@@ -16,18 +16,28 @@ Example::
 """
 
 from ._version import __version__
+from .channel_end import ChannelError
+from .channel_refs import ChannelRef, is_channel_ref
+from .channels import Channel, ChannelReader, ChannelWriter
 from .context import InvocationScope, TraceParent, current_scope, parse_traceparent
 from .errors import EngineError
 from .frames import TriggerAction
+from .http_stream import HttpStream
 from .logger import Logger
 from .options import DEFAULT_ENGINE_URL, InitOptions
 from .providers import TriggerConfig
 from .worker import FunctionRef, Trigger, TriggerTypeRef, Worker, register_worker
 
 __all__ = [
+    "Channel",
+    "ChannelError",
+    "ChannelReader",
+    "ChannelRef",
+    "ChannelWriter",
     "DEFAULT_ENGINE_URL",
     "EngineError",
     "FunctionRef",
+    "HttpStream",
     "InitOptions",
     "InvocationScope",
     "Logger",
@@ -39,6 +49,7 @@ __all__ = [
     "Worker",
     "__version__",
     "current_scope",
+    "is_channel_ref",
     "parse_traceparent",
     "register_worker",
 ]

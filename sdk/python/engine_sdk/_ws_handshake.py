@@ -11,14 +11,17 @@ from urllib.parse import urlsplit
 
 _GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _MAX_HEADER_BYTES = 64 * 1024
+_MAX_REFUSAL_BYTES = 8 * 1024
 
 
 class HandshakeError(Exception):
     """The WebSocket upgrade failed; ``status`` is the HTTP status when there was one."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, body: bytes = b"") -> None:
         super().__init__(message)
         self.status = status
+        self.body = body
+        """The refusal's body (at most :data:`_MAX_REFUSAL_BYTES`), when it came within a second."""
 
 
 @dataclass(frozen=True)
@@ -105,14 +108,15 @@ async def read_response(reader: asyncio.StreamReader, url: str, key: str) -> Non
     if len(status_parts) < 2 or not status_parts[0].startswith("HTTP/") or not status_parts[1].isdigit():
         raise HandshakeError(f'WebSocket upgrade to "{url}" failed: not an HTTP response: {lines[0]!r}')
     status = int(status_parts[1])
-    if status != 101:
-        reason = status_parts[2] if len(status_parts) > 2 else ""
-        raise HandshakeError(f'WebSocket upgrade to "{url}" failed: HTTP {status} {reason}'.rstrip(), status)
     headers: dict[str, str] = {}
     for line in lines[1:]:
         if ":" in line:
             name, value = line.split(":", 1)
             headers[name.strip().lower()] = value.strip()
+    if status != 101:
+        reason = status_parts[2] if len(status_parts) > 2 else ""
+        body = await _refusal_body(reader, headers.get("content-length", ""))
+        raise HandshakeError(f'WebSocket upgrade to "{url}" failed: HTTP {status} {reason}'.rstrip(), status, body)
     if headers.get("upgrade", "").lower() != "websocket":
         raise HandshakeError(f'WebSocket upgrade to "{url}" failed: missing "Upgrade: websocket"', status)
     if "upgrade" not in [t.strip().lower() for t in headers.get("connection", "").split(",")]:
@@ -121,3 +125,14 @@ async def read_response(reader: asyncio.StreamReader, url: str, key: str) -> Non
         raise HandshakeError(f'WebSocket upgrade to "{url}" failed: wrong Sec-WebSocket-Accept', status)
     if headers.get("sec-websocket-extensions"):
         raise HandshakeError(f'WebSocket upgrade to "{url}" failed: the server chose an extension not offered', status)
+
+
+async def _refusal_body(reader: asyncio.StreamReader, length: str) -> bytes:
+    """The body of a refused upgrade when it is small and comes within a second (else empty):
+    the engine says there why (an unknown channel, a wrong key)."""
+    if not length.isdigit() or int(length) > _MAX_REFUSAL_BYTES:
+        return b""
+    try:
+        return await asyncio.wait_for(reader.readexactly(int(length)), 1.0)
+    except (asyncio.TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError):
+        return b""

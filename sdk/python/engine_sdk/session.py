@@ -10,6 +10,8 @@ from typing import Any
 
 from . import frames
 from .calls import PendingCalls
+from .channel_refs import replace_channel_refs
+from .channels import open_end
 from .connection import Connection
 from .context import InvocationScope
 from .dispatch import NOT_FOUND, error_body, result_frame, run_handler
@@ -50,6 +52,7 @@ class Session:
         self._provider = Provider(registry, executor)
         self._opened = 0  # counts opens: an answer decided on an earlier connection is not sent
         self._url = url
+        self._options = options
         self.conn = Connection(
             url, upgrade_headers(options), options, self._on_open, self._on_message, self._on_close
         )
@@ -247,8 +250,11 @@ class Session:
             if invocation_id is not None:
                 self.send_queued(result_frame(invocation_id, function_id, scope, error=dict(NOT_FOUND)))
             return
+        loop = asyncio.get_running_loop()
+        # Channel refs in the input reach the handler as a ChannelReader or ChannelWriter.
+        data = replace_channel_refs(frame.get("data"), lambda ref: open_end(self._url, ref, self._options, loop))
         try:
-            result = await run_handler(entry, frame.get("data"), frame.get("metadata"), scope, self._executor)
+            result = await run_handler(entry, data, frame.get("metadata"), scope, self._executor)
         except asyncio.CancelledError as err:
             # The worker shutting down cancels this task; a handler may also raise it (it awaited
             # a cancelled task or future): then it is the handler's failure, told to its caller.

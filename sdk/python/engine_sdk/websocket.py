@@ -133,6 +133,16 @@ class WebSocket:
         """Sends one binary message."""
         self._send(OP_BINARY, bytes(data))
 
+    async def drain(self) -> None:
+        """Waits until the transport's write buffer is below its high-water mark
+        (the peer, or TCP, is keeping up). Raises :class:`ConnectionClosed` when
+        the connection is gone."""
+        try:
+            await self._writer.drain()
+        except (ConnectionError, OSError):
+            self._finish(1006, "")
+            raise ConnectionClosed(self._close_code, self._close_reason) from None
+
     def ping(self, payload: bytes = b"") -> None:
         """Sends a Ping; the peer's Pong only updates :attr:`last_activity`."""
         self._send(OP_PING, payload[:125])
@@ -228,6 +238,13 @@ class WebSocket:
         self._close_reason = reason
         self._closed.set()
         self._writer.close()
+
+    def send_close(self, code: int | None = 1000, reason: str = "") -> None:
+        """Sends a Close frame (once) without waiting: for a socket another task reads, whose
+        :meth:`recv` then ends with the peer's Close (see :meth:`wait_closed`)."""
+        if not self._close_sent and not self._closed.is_set():
+            self._close_sent = True
+            self._writer.write(encode_frame(OP_CLOSE, encode_close(code, reason)))
 
     async def close(self, code: int | None = 1000, reason: str = "", timeout: float = 2.0) -> None:
         """Runs the close handshake: sends Close, waits up to ``timeout`` seconds

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping
 from . import frames
 from ._signals import wait_until_stopped
 from ._ws_handshake import build_request, parse_url
+from .channels import Channel, make_channel
 from .context import current_scope
 from .errors import EngineError
 from .handler_pool import HandlerPool, blocking
@@ -316,6 +317,41 @@ class Worker:
             raise EngineError("shutdown", "Worker is shut down") from None
         return await asyncio.wrap_future(future)
 
+    def create_channel(self, buffer_size: int | None = None) -> Channel:
+        """Makes a data channel (``engine::channels::create``) and blocks until the engine answers.
+
+        Returns a :class:`~engine_sdk.Channel`: ``reader`` and ``writer`` (each opens on first use,
+        once) and ``reader_ref`` / ``writer_ref``, which hand an end to another worker in a payload.
+        At most ``buffer_size`` frames (the engine's default 64, at most 1024) wait for the reader
+        before the writer is held back. Raises :class:`EngineError` when the engine refuses.
+
+        Example::
+
+            def send_file(payload):  # a sync handler
+                channel = worker.create_channel()
+                worker.trigger({"function_id": "files::store", "payload": {"body": channel.reader_ref},
+                                "action": TriggerAction.void()})  # the reader opens it over there
+                channel.writer.write_sync(b"the file's bytes")
+                channel.writer.close_sync()
+        """
+        return make_channel(self.trigger(_create_request(buffer_size)), self.url, self.options, self._loop)
+
+    async def create_channel_async(self, buffer_size: int | None = None) -> Channel:
+        """The ``async`` form of :meth:`create_channel`.
+
+        Example::
+
+            async def send_report(payload):
+                channel = await worker.create_channel_async()
+                stored = asyncio.ensure_future(worker.trigger_async(
+                    {"function_id": "files::store", "payload": {"body": channel.reader_ref}}))
+                async with channel.writer as out:
+                    await out.write(b"the report")
+                return await stored
+        """
+        result = await self.trigger_async(_create_request(buffer_size))
+        return make_channel(result, self.url, self.options, self._loop)
+
     def _prepare_call(self, request: Mapping[str, Any]) -> Any:
         if not isinstance(request, Mapping):
             raise ValueError(f"Invalid trigger request: expected a dict, got {type(request).__name__}")
@@ -417,6 +453,14 @@ class Worker:
             self._loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:
             pass  # the loop is closed: the worker is shut down
+
+
+def _create_request(buffer_size: int | None) -> dict[str, Any]:
+    if buffer_size is None:
+        return {"function_id": "engine::channels::create", "payload": {}}
+    if not isinstance(buffer_size, int) or isinstance(buffer_size, bool) or buffer_size < 1:
+        raise ValueError(f"Invalid buffer_size {buffer_size!r} for create_channel(): expected a positive integer")
+    return {"function_id": "engine::channels::create", "payload": {"buffer_size": buffer_size}}
 
 
 def _shutdown_at_exit(ref: weakref.ref[Worker]) -> None:
