@@ -5,6 +5,8 @@
  * @module
  */
 
+import { channelEndpoint, openEnd } from "./channels/endpoint.ts";
+import { replaceChannelRefs } from "./channels/ref.ts";
 import { toErrorBody } from "./errors.ts";
 import { runInScope } from "./trace.ts";
 import type { FunctionHandler, InvocationContext } from "./types.ts";
@@ -80,11 +82,22 @@ export async function runInvocation(
   const scope = { worker, functionId: function_id, invocationId, traceparent, baggage };
   return await runInScope(scope, async () => {
     try {
-      const result = await handler(msg.data, ctx);
+      const result = await handler(withChannelEnds(msg.data, worker), ctx);
       return reply(result === undefined ? {} : { result });
     } catch (err) {
       if (!invocationId) console.error(`[engine-sdk] Error invoking function ${function_id}`, err);
       return reply({ error: toErrorBody(err) });
     }
   });
+}
+
+/**
+ * `data` with its channel refs replaced by live ends of `worker`'s engine
+ * (protocol.md §9.5): an HTTP handler's `request_body` becomes a
+ * `ChannelReader`, its `response` a `ChannelWriter`.
+ */
+function withChannelEnds(data: unknown, worker: unknown): unknown {
+  const endpoint = channelEndpoint(worker);
+  if (!endpoint || typeof data !== "object" || data === null) return data;
+  return replaceChannelRefs(data, (ref) => openEnd(endpoint, ref));
 }

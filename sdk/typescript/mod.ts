@@ -39,6 +39,27 @@ export { Logger, type LoggerOptions, type LogLevel } from "./logger.ts";
 export { parseTraceparent, type TraceParent } from "./trace.ts";
 export { DEFAULT_RECONNECT, reconnectDelay } from "./connection.ts";
 export { SDK_VERSION } from "./env.ts";
+export { ChannelReader, READER_HIGH_WATER } from "./channels/reader.ts";
+export { ChannelWriter, CHUNK_SIZE } from "./channels/writer.ts";
+export {
+  type Channel,
+  createChannel,
+  type CreateChannelOptions,
+  openChannel,
+} from "./channels/create.ts";
+export {
+  type ChannelDirection,
+  type ChannelOptions,
+  type ChannelRef,
+  channelUrl,
+  isChannelRef,
+} from "./channels/ref.ts";
+export {
+  type HttpRequest,
+  HttpResponseStream,
+  streamResponse,
+  type StreamResponseInit,
+} from "./channels/http_response.ts";
 export type {
   FunctionHandler,
   FunctionOptions,

@@ -15,6 +15,7 @@ import { type Frame, runInvocation } from "./invocation.ts";
 import { TriggerTypeProviders } from "./provider.ts";
 import { type Registered, Registrations } from "./registrations.ts";
 import { currentScope } from "./trace.ts";
+import { setChannelEndpoint } from "./channels/endpoint.ts";
 import { workerSettings } from "./worker_settings.ts";
 import type {
   FunctionHandler,
@@ -111,6 +112,8 @@ export class Worker {
     this.url = url;
     this.name = settings.name;
     this.#invocationTimeoutMs = settings.invocationTimeoutMs;
+    const { tls, handshakeTimeoutMs } = settings.connection;
+    setChannelEndpoint(this, { url, options: { tls, handshakeTimeoutMs } });
     this.#conn = new Connection(settings.connection, {
       open: () => this.#onOpen(),
       message: (text) => this.#onMessage(text),

@@ -20,8 +20,10 @@ import {
   MessageAssembler,
   Opcode,
 } from "./frame.ts";
+import { encodeClosePayload, parseClosePayload } from "./close.ts";
 import {
   buildRequest,
+  concatBytes,
   generateKey,
   HandshakeError,
   parseResponseHead,
@@ -58,7 +60,6 @@ export type ReadyState = "connecting" | "open" | "closing" | "closed";
 export type MessageData = string | Uint8Array;
 
 const encoder = new TextEncoder();
-const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * A WebSocket connection. Set the `on*` handlers right after constructing;
@@ -195,6 +196,35 @@ export class WebSocketClient {
     this.#assertOpen();
     if (typeof data === "string") this.#writeFrame(encodeTextFrame(data));
     else this.#write(Opcode.Binary, data);
+  }
+
+  /** Stops reading from the server until {@linkcode resume}: TCP then holds it back. */
+  pause(): void {
+    this.#socket?.pause();
+  }
+
+  /** Reads from the server again after {@linkcode pause}. */
+  resume(): void {
+    this.#socket?.resume();
+  }
+
+  /**
+   * Resolves once the bytes waiting to be sent are below the socket's
+   * high-water mark (at once if they are), or the connection is gone: a
+   * sender awaits it after each message to keep pace with the peer.
+   */
+  drained(): Promise<void> {
+    const socket = this.#socket;
+    if (!socket || this.#finished || !socket.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        socket.off("drain", done);
+        socket.off("close", done);
+        resolve();
+      };
+      socket.on("drain", done);
+      socket.on("close", done);
+    });
   }
 
   /** Sends a ping (at most 125 bytes of payload). Throws unless open. */
@@ -380,19 +410,7 @@ export class WebSocketClient {
   }
 
   #onCloseFrame(payload: Uint8Array): void {
-    let code = 1005;
-    let reason = "";
-    if (payload.length === 1) throw new FrameError(1002, "Close frame with a 1-byte payload");
-    if (payload.length >= 2) {
-      code = (payload[0]! << 8) | payload[1]!;
-      if (!isValidCloseCode(code)) throw new FrameError(1002, `Invalid close code ${code}`);
-      try {
-        reason = strictDecoder.decode(payload.subarray(2));
-      } catch {
-        throw new FrameError(1007, "Close reason is not valid UTF-8");
-      }
-    }
-    this.#receivedClose = { code, reason };
+    const { code } = this.#receivedClose = parseClosePayload(payload);
     if (!this.#sentClose) {
       // Echo the code, as RFC 6455 §5.5.1 asks.
       this.#sendClose(code === 1005 ? undefined : code, new Uint8Array(0));
@@ -418,14 +436,7 @@ export class WebSocketClient {
   #sendClose(code: number | undefined, reason: Uint8Array): void {
     if (this.#sentClose) return;
     this.#sentClose = true;
-    let payload = new Uint8Array(0);
-    if (code !== undefined) {
-      payload = new Uint8Array(2 + reason.length);
-      payload[0] = code >>> 8;
-      payload[1] = code & 0xff;
-      payload.set(reason, 2);
-    }
-    this.#write(Opcode.Close, payload);
+    this.#write(Opcode.Close, encodeClosePayload(code, reason));
   }
 
   #write(opcode: number, payload: Uint8Array): void {
@@ -481,17 +492,4 @@ export class WebSocketClient {
     this.#resolveClosed(event);
     this.onclose?.(event);
   }
-}
-
-function isValidCloseCode(code: number): boolean {
-  if (code >= 3000 && code <= 4999) return true;
-  return code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006;
-}
-
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }

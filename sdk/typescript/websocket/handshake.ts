@@ -209,3 +209,20 @@ function indexOfBlankLine(bytes: Uint8Array): number {
   }
   return -1;
 }
+
+/**
+ * `a` followed by `b` (`b` itself when `a` is empty): the response head and a
+ * refusal's body are gathered so, chunk by chunk.
+ *
+ * @example
+ * ```ts
+ * console.log(concatBytes(new Uint8Array([1]), new Uint8Array([2]))); // Uint8Array(2) [ 1, 2 ]
+ * ```
+ */
+export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}

@@ -289,6 +289,40 @@ function concat(parts, size) {
   return out;
 }
 
+// sdk/typescript/websocket/close.ts
+var strictDecoder = new TextDecoder("utf-8", {
+  fatal: true
+});
+function parseClosePayload(payload) {
+  if (payload.length === 0) return {
+    code: 1005,
+    reason: ""
+  };
+  if (payload.length === 1) throw new FrameError(1002, "Close frame with a 1-byte payload");
+  const code = payload[0] << 8 | payload[1];
+  if (!isValidCloseCode(code)) throw new FrameError(1002, `Invalid close code ${code}`);
+  try {
+    return {
+      code,
+      reason: strictDecoder.decode(payload.subarray(2))
+    };
+  } catch {
+    throw new FrameError(1007, "Close reason is not valid UTF-8");
+  }
+}
+function encodeClosePayload(code, reason) {
+  if (code === void 0) return new Uint8Array(0);
+  const payload = new Uint8Array(2 + reason.length);
+  payload[0] = code >>> 8;
+  payload[1] = code & 255;
+  payload.set(reason, 2);
+  return payload;
+}
+function isValidCloseCode(code) {
+  if (code >= 3e3 && code <= 4999) return true;
+  return code >= 1e3 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006;
+}
+
 // sdk/typescript/websocket/handshake.ts
 import { createHash, randomBytes } from "node:crypto";
 var GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -410,12 +444,16 @@ function indexOfBlankLine(bytes) {
   }
   return -1;
 }
+function concatBytes(a, b) {
+  if (a.length === 0) return b;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
 
 // sdk/typescript/websocket/client.ts
 var encoder = new TextEncoder();
-var strictDecoder = new TextDecoder("utf-8", {
-  fatal: true
-});
 var WebSocketClient = class _WebSocketClient {
   /** The URL this client connects to. */
   url;
@@ -521,6 +559,32 @@ var WebSocketClient = class _WebSocketClient {
     this.#assertOpen();
     if (typeof data === "string") this.#writeFrame(encodeTextFrame(data));
     else this.#write(Opcode.Binary, data);
+  }
+  /** Stops reading from the server until {@linkcode resume}: TCP then holds it back. */
+  pause() {
+    this.#socket?.pause();
+  }
+  /** Reads from the server again after {@linkcode pause}. */
+  resume() {
+    this.#socket?.resume();
+  }
+  /**
+   * Resolves once the bytes waiting to be sent are below the socket's
+   * high-water mark (at once if they are), or the connection is gone: a
+   * sender awaits it after each message to keep pace with the peer.
+   */
+  drained() {
+    const socket = this.#socket;
+    if (!socket || this.#finished || !socket.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        socket.off("drain", done);
+        socket.off("close", done);
+        resolve();
+      };
+      socket.on("drain", done);
+      socket.on("close", done);
+    });
   }
   /** Sends a ping (at most 125 bytes of payload). Throws unless open. */
   ping(data = new Uint8Array(0)) {
@@ -710,22 +774,7 @@ var WebSocketClient = class _WebSocketClient {
     while (this.#inbox.length > 0 && this.#onmessage) this.#onmessage(this.#inbox.shift());
   }
   #onCloseFrame(payload) {
-    let code = 1005;
-    let reason = "";
-    if (payload.length === 1) throw new FrameError(1002, "Close frame with a 1-byte payload");
-    if (payload.length >= 2) {
-      code = payload[0] << 8 | payload[1];
-      if (!isValidCloseCode(code)) throw new FrameError(1002, `Invalid close code ${code}`);
-      try {
-        reason = strictDecoder.decode(payload.subarray(2));
-      } catch {
-        throw new FrameError(1007, "Close reason is not valid UTF-8");
-      }
-    }
-    this.#receivedClose = {
-      code,
-      reason
-    };
+    const { code } = this.#receivedClose = parseClosePayload(payload);
     if (!this.#sentClose) {
       this.#sendClose(code === 1005 ? void 0 : code, new Uint8Array(0));
     }
@@ -751,14 +800,7 @@ var WebSocketClient = class _WebSocketClient {
   #sendClose(code, reason) {
     if (this.#sentClose) return;
     this.#sentClose = true;
-    let payload = new Uint8Array(0);
-    if (code !== void 0) {
-      payload = new Uint8Array(2 + reason.length);
-      payload[0] = code >>> 8;
-      payload[1] = code & 255;
-      payload.set(reason, 2);
-    }
-    this.#write(Opcode.Close, payload);
+    this.#write(Opcode.Close, encodeClosePayload(code, reason));
   }
   #write(opcode, payload) {
     this.#writeFrame(encodeFrame(opcode, payload));
@@ -821,17 +863,6 @@ var WebSocketClient = class _WebSocketClient {
     this.onclose?.(event);
   }
 };
-function isValidCloseCode(code) {
-  if (code >= 3e3 && code <= 4999) return true;
-  return code >= 1e3 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006;
-}
-function concatBytes(a, b) {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
 
 // sdk/typescript/connection.ts
 var DEFAULT_RECONNECT = {
@@ -1323,6 +1354,403 @@ var Outbox = class {
   }
 };
 
+// sdk/typescript/channels/ref.ts
+function socketOptions(options) {
+  const out = {};
+  if (options.tls !== void 0) out.tls = options.tls;
+  if (options.handshakeTimeoutMs !== void 0) out.handshakeTimeoutMs = options.handshakeTimeoutMs;
+  return out;
+}
+var MAX_REF_DEPTH = 100;
+function isChannelRef(value) {
+  if (typeof value !== "object" || value === null) return false;
+  const ref = value;
+  return typeof ref.channel_id === "string" && typeof ref.access_key === "string" && (ref.direction === "read" || ref.direction === "write");
+}
+function channelUrl(engineUrl, ref) {
+  return `${engineUrl.replace(/\/$/, "")}/ws/channels/${encodeURIComponent(ref.channel_id)}?key=${encodeURIComponent(ref.access_key)}&dir=${ref.direction}`;
+}
+function replaceChannelRefs(value, open) {
+  return replace(value, open, 0);
+}
+function replace(value, open, depth) {
+  if (typeof value !== "object" || value === null || depth > MAX_REF_DEPTH) return value;
+  if (isChannelRef(value)) return open(value);
+  if (Array.isArray(value)) {
+    let copy2;
+    for (let i = 0; i < value.length; i++) {
+      const item = replace(value[i], open, depth + 1);
+      if (item === value[i]) continue;
+      copy2 ??= value.slice();
+      copy2[i] = item;
+    }
+    return copy2 ?? value;
+  }
+  let copy;
+  const record = value;
+  for (const key of Object.keys(record)) {
+    const item = replace(record[key], open, depth + 1);
+    if (item === record[key]) continue;
+    copy ??= {
+      ...record
+    };
+    Object.defineProperty(copy, key, {
+      value: item,
+      writable: true,
+      enumerable: true
+    });
+  }
+  return copy ?? value;
+}
+
+// sdk/typescript/channels/failure.ts
+function channelFailure(ref, event, error) {
+  const id = JSON.stringify(ref.channel_id);
+  const end = ref.direction === "read" ? "reader" : "writer";
+  if (error instanceof HandshakeError && error.status !== void 0) {
+    return new EngineError("channel_refused", `Channel ${id}: the engine refused to open its ${end} (HTTP ${error.status}): ${refusalMessage(error)}`, {
+      cause: error
+    });
+  }
+  if (error && event.code === 1006) {
+    return new EngineError("channel_broken", `Channel ${id} broke off: ${error.message}`, {
+      cause: error
+    });
+  }
+  const how = event.code === 1006 ? "its connection dropped (no close frame)" : `the engine closed the ${end} (code ${event.code}${event.reason ? `: ${event.reason}` : ""})`;
+  if (ref.direction === "write") {
+    return new EngineError("channel_closed", `Channel ${id} cannot be written to: ${how}`);
+  }
+  return new EngineError("channel_broken", `Channel ${id} broke off: ${how}`);
+}
+function refusalMessage(error) {
+  try {
+    const body = JSON.parse(error.body);
+    if (typeof body?.error?.message === "string") return body.error.message;
+  } catch {
+  }
+  return error.message;
+}
+
+// sdk/typescript/channels/reader.ts
+var READER_HIGH_WATER = 1024 * 1024;
+var ChannelReader = class {
+  #ref;
+  #url;
+  #options;
+  #ws;
+  #chunks = [];
+  #held = 0;
+  #paused = false;
+  #done = false;
+  #failure;
+  #wake;
+  #callbacks = [];
+  #taken = false;
+  /** Usually made by the SDK from a ref; `engineUrl` is the worker's engine URL. */
+  constructor(engineUrl, ref, options = {}) {
+    if (ref.direction !== "read") {
+      throw new TypeError(`Channel "${ref.channel_id}": a ChannelReader needs a "read" ref, got "${ref.direction}"`);
+    }
+    this.#ref = {
+      channel_id: ref.channel_id,
+      access_key: ref.access_key,
+      direction: "read"
+    };
+    this.#url = channelUrl(engineUrl, ref);
+    this.#options = options;
+  }
+  /** The ref of this end (a copy), e.g. to hand it on to another function unread. */
+  get ref() {
+    return {
+      ...this.#ref
+    };
+  }
+  /**
+   * Calls `callback` with each text message of the channel, in order with
+   * the data. Does not connect: the messages arrive while the data is read.
+   *
+   * @example
+   * ```ts ignore
+   * reader.onMessage((text) => console.log(JSON.parse(text)));
+   * await reader.readAll();
+   * ```
+   */
+  onMessage(callback) {
+    this.#callbacks.push(callback);
+  }
+  /**
+   * Reads the whole data, until the writer ends it, as one array of bytes.
+   *
+   * @example
+   * ```ts ignore
+   * const bytes = await req.request_body.readAll();
+   * ```
+   */
+  async readAll() {
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of this) {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    }
+    if (chunks.length === 1) return chunks[0];
+    const out = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      out.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return out;
+  }
+  /**
+   * Reads the whole data and decodes it as UTF-8 (invalid bytes become U+FFFD).
+   *
+   * @example
+   * ```ts ignore
+   * const text = await req.request_body.readText();
+   * ```
+   */
+  async readText() {
+    return new TextDecoder().decode(await this.readAll());
+  }
+  /**
+   * The data's binary chunks as they arrive. Once only: a second reading
+   * throws. Leaving the loop early closes the channel (its writer is told).
+   */
+  async *[Symbol.asyncIterator]() {
+    if (this.#taken) {
+      throw new Error(`Channel "${this.#ref.channel_id}": its reader was read already`);
+    }
+    this.#taken = true;
+    this.#connect();
+    try {
+      for (; ; ) {
+        const chunk = this.#chunks.shift();
+        if (chunk !== void 0) {
+          this.#held -= chunk.byteLength;
+          if (this.#paused && this.#held < READER_HIGH_WATER) {
+            this.#paused = false;
+            this.#ws?.resume();
+          }
+          yield chunk;
+          continue;
+        }
+        if (this.#failure) throw this.#failure;
+        if (this.#done) return;
+        await new Promise((resolve) => this.#wake = resolve);
+      }
+    } finally {
+      if (!this.#done) await this.close();
+    }
+  }
+  /**
+   * Stops reading: the socket closes (the writer is told the reader went
+   * away) and what was not read yet is dropped.
+   *
+   * @example
+   * ```ts ignore
+   * await reader.close();
+   * ```
+   */
+  async close() {
+    this.#finish();
+    this.#chunks = [];
+    this.#held = 0;
+    const ws = this.#ws;
+    if (ws && ws.readyState !== "closed") await ws.close(1e3, "channel_close");
+  }
+  #connect() {
+    if (this.#ws || this.#done) return;
+    const ws = new WebSocketClient(this.#url, socketOptions(this.#options));
+    this.#ws = ws;
+    let error;
+    ws.onerror = (err) => error = err;
+    ws.onmessage = (data) => {
+      if (this.#done) return;
+      if (typeof data === "string") {
+        for (const callback of this.#callbacks) callback(data);
+        return;
+      }
+      this.#chunks.push(data);
+      this.#held += data.byteLength;
+      if (!this.#paused && this.#held >= READER_HIGH_WATER) {
+        this.#paused = true;
+        ws.pause();
+      }
+      this.#wakeUp();
+    };
+    ws.onclose = (event) => {
+      if (this.#done) return;
+      if (error || event.code !== 1e3 && event.code !== 1005) {
+        this.#failure = channelFailure(this.#ref, event, error);
+      }
+      this.#finish();
+    };
+  }
+  #finish() {
+    this.#done = true;
+    this.#wakeUp();
+  }
+  #wakeUp() {
+    const wake = this.#wake;
+    this.#wake = void 0;
+    wake?.();
+  }
+};
+
+// sdk/typescript/channels/writer.ts
+var CHUNK_SIZE = 64 * 1024;
+var encoder2 = new TextEncoder();
+var ChannelWriter = class {
+  #ref;
+  #url;
+  #options;
+  #ws;
+  #tail = Promise.resolve();
+  #ending = false;
+  #failure;
+  /** Usually made by the SDK from a ref; `engineUrl` is the worker's engine URL. */
+  constructor(engineUrl, ref, options = {}) {
+    if (ref.direction !== "write") {
+      throw new TypeError(`Channel "${ref.channel_id}": a ChannelWriter needs a "write" ref, got "${ref.direction}"`);
+    }
+    this.#ref = {
+      channel_id: ref.channel_id,
+      access_key: ref.access_key,
+      direction: "write"
+    };
+    this.#url = channelUrl(engineUrl, ref);
+    this.#options = options;
+  }
+  /** The ref of this end (a copy), e.g. to hand it on to another function unused. */
+  get ref() {
+    return {
+      ...this.#ref
+    };
+  }
+  /**
+   * Sends `data` (a string as UTF-8) as binary frames of at most
+   * {@linkcode CHUNK_SIZE} bytes; resolves once the socket took them.
+   *
+   * @example
+   * ```ts ignore
+   * await writer.write(new Uint8Array([1, 2, 3]));
+   * ```
+   */
+  write(data) {
+    const bytes = typeof data === "string" ? encoder2.encode(data) : data;
+    return this.#enqueue("write", async (ws) => {
+      for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_SIZE) {
+        this.#check(ws);
+        ws.send(bytes.subarray(offset, offset + CHUNK_SIZE));
+        await ws.drained();
+      }
+    });
+  }
+  /**
+   * Sends `text` as one text message (the reader's `onMessage` gets it).
+   *
+   * @example
+   * ```ts ignore
+   * await writer.sendMessage(JSON.stringify({ type: "progress", done: 0.5 }));
+   * ```
+   */
+  sendMessage(text) {
+    return this.#enqueue("sendMessage", (ws) => {
+      this.#check(ws);
+      ws.send(String(text));
+    });
+  }
+  /**
+   * Ends the data after everything sent before (close code 1000,
+   * `stream_complete`); resolves once the engine took the end. Never opened,
+   * the writer opens to end: the reader sees empty data. A second call does
+   * nothing.
+   *
+   * @example
+   * ```ts ignore
+   * await writer.write("last chunk");
+   * await writer.end();
+   * ```
+   */
+  end() {
+    return this.#close("stream_complete");
+  }
+  /**
+   * Same as {@linkcode ChannelWriter.end}, with the close reason
+   * `channel_close` (what the npm SDK's `close()` sends).
+   *
+   * @example
+   * ```ts ignore
+   * await writer.close();
+   * ```
+   */
+  close() {
+    return this.#close("channel_close");
+  }
+  #close(reason) {
+    if (this.#ending) return this.#tail;
+    const run = this.#enqueue("end", async (ws) => {
+      if (this.#failure) throw this.#failure;
+      if (ws.readyState === "open") await ws.close(1e3, reason);
+    });
+    this.#ending = true;
+    return run;
+  }
+  /** Throws the failure, if the socket failed, before a send. */
+  #check(ws) {
+    if (this.#failure) throw this.#failure;
+    if (ws.readyState !== "open") {
+      throw new EngineError("channel_closed", `Channel "${this.#ref.channel_id}" is closed`);
+    }
+  }
+  #enqueue(what, op) {
+    if (this.#ending) {
+      const id = JSON.stringify(this.#ref.channel_id);
+      const error = new EngineError("channel_closed", `Channel ${id}: ${what}() after end()/close()`);
+      const failed = Promise.reject(error);
+      failed.catch(() => {
+      });
+      return failed;
+    }
+    const run = this.#tail.then(async () => {
+      if (this.#failure) throw this.#failure;
+      await op(await this.#connect());
+    });
+    this.#tail = run.catch(() => {
+    });
+    return run;
+  }
+  /** The open socket, connecting on first use; rejects with the failure to open it. */
+  #connect() {
+    this.#ws ??= new Promise((resolve, reject) => {
+      const ws = new WebSocketClient(this.#url, socketOptions(this.#options));
+      let error;
+      ws.onopen = () => resolve(ws);
+      ws.onerror = (err) => error = err;
+      ws.onclose = (event) => {
+        const asked = this.#ending && event.code === 1e3 && !error;
+        if (!asked) this.#failure ??= channelFailure(this.#ref, event, error);
+        if (this.#failure) reject(this.#failure);
+      };
+    });
+    return this.#ws;
+  }
+};
+
+// sdk/typescript/channels/endpoint.ts
+var endpoints = /* @__PURE__ */ new WeakMap();
+function setChannelEndpoint(worker, endpoint) {
+  endpoints.set(worker, endpoint);
+}
+function channelEndpoint(worker) {
+  return typeof worker === "object" && worker !== null ? endpoints.get(worker) : void 0;
+}
+function openEnd(endpoint, ref) {
+  return ref.direction === "read" ? new ChannelReader(endpoint.url, ref, endpoint.options) : new ChannelWriter(endpoint.url, ref, endpoint.options);
+}
+
 // sdk/typescript/trace.ts
 import { AsyncLocalStorage } from "node:async_hooks";
 function parseTraceparent(value) {
@@ -1404,7 +1832,7 @@ async function runInvocation(msg, handler, worker) {
   };
   return await runInScope(scope, async () => {
     try {
-      const result = await handler(msg.data, ctx);
+      const result = await handler(withChannelEnds(msg.data, worker), ctx);
       return reply(result === void 0 ? {} : {
         result
       });
@@ -1415,6 +1843,11 @@ async function runInvocation(msg, handler, worker) {
       });
     }
   });
+}
+function withChannelEnds(data, worker) {
+  const endpoint = channelEndpoint(worker);
+  if (!endpoint || typeof data !== "object" || data === null) return data;
+  return replaceChannelRefs(data, (ref) => openEnd(endpoint, ref));
 }
 
 // sdk/typescript/provider.ts
@@ -1744,6 +2177,14 @@ var Worker = class {
     this.url = url;
     this.name = settings.name;
     this.#invocationTimeoutMs = settings.invocationTimeoutMs;
+    const { tls, handshakeTimeoutMs } = settings.connection;
+    setChannelEndpoint(this, {
+      url,
+      options: {
+        tls,
+        handshakeTimeoutMs
+      }
+    });
     this.#conn = new Connection(settings.connection, {
       open: () => this.#onOpen(),
       message: (text) => this.#onMessage(text),
@@ -2183,18 +2624,167 @@ function loggable(data) {
     return String(data);
   }
 }
+
+// sdk/typescript/channels/create.ts
+async function createChannel(options = {}) {
+  const worker = workerFor(options.worker, "createChannel");
+  const payload = options.bufferSize === void 0 ? {} : {
+    buffer_size: options.bufferSize
+  };
+  const refs = await worker.trigger({
+    function_id: "engine::channels::create",
+    payload,
+    ...options.timeoutMs === void 0 ? {} : {
+      timeoutMs: options.timeoutMs
+    }
+  });
+  const readerRef = refs?.reader;
+  const writerRef = refs?.writer;
+  if (readerRef?.direction !== "read" || writerRef?.direction !== "write") {
+    throw new Error(`engine::channels::create answered no {reader, writer} refs: ${JSON.stringify(refs)}`);
+  }
+  const endpoint = endpointOf(worker);
+  return {
+    reader: openEnd(endpoint, readerRef),
+    writer: openEnd(endpoint, writerRef),
+    readerRef,
+    writerRef
+  };
+}
+function openChannel(ref, options = {}) {
+  if (!isChannelRef(ref)) {
+    throw new TypeError(`openChannel() needs a {channel_id, access_key, direction} ref`);
+  }
+  return openEnd(endpointOf(workerFor(options.worker, "openChannel")), ref);
+}
+function workerFor(given, what) {
+  const worker = given ?? currentScope()?.worker ?? defaultWorker();
+  if (!worker) throw new Error(`${what}() needs a worker: call registerWorker() first`);
+  return worker;
+}
+function endpointOf(worker) {
+  const endpoint = channelEndpoint(worker);
+  if (!endpoint) throw new TypeError(`No engine URL is known for worker "${worker.name}"`);
+  return endpoint;
+}
+
+// sdk/typescript/channels/http_response.ts
+var HttpResponseStream = class {
+  #writer;
+  #headersSent = false;
+  constructor(writer) {
+    this.#writer = writer;
+  }
+  /** Whether the first chunk (or the end) went out: the status and headers are final. */
+  get headersSent() {
+    return this.#headersSent;
+  }
+  /**
+   * Sets the status, 200 to 599 (a `RangeError` otherwise).
+   *
+   * @example
+   * ```ts ignore
+   * await streamResponse(req.response).setStatus(206);
+   * ```
+   */
+  setStatus(status_code) {
+    if (!Number.isInteger(status_code) || status_code < 200 || status_code > 599) {
+      throw new RangeError(`Invalid HTTP status ${status_code}: use an integer from 200 to 599`);
+    }
+    this.#assertOpen("setStatus");
+    return this.#writer.sendMessage(JSON.stringify({
+      type: "set_status",
+      status_code
+    }));
+  }
+  /**
+   * Sets headers (string values; repeated calls add to them). The engine drops
+   * hop-by-hop fields such as `connection`.
+   *
+   * @example
+   * ```ts ignore
+   * await streamResponse(req.response).setHeaders({ "content-type": "text/csv" });
+   * ```
+   */
+  setHeaders(headers) {
+    for (const [name, value] of Object.entries(headers)) {
+      if (typeof value !== "string") {
+        throw new TypeError(`Header "${name}" must be a string, got ${typeof value}`);
+      }
+    }
+    this.#assertOpen("setHeaders");
+    return this.#writer.sendMessage(JSON.stringify({
+      type: "set_headers",
+      headers
+    }));
+  }
+  /**
+   * Sends a body chunk (a string as UTF-8); the first sends the status and
+   * headers. Resolves once taken: awaiting it keeps pace with the client.
+   * An empty chunk sends nothing.
+   *
+   * @example
+   * ```ts ignore
+   * await res.write("line 1\n");
+   * ```
+   */
+  write(chunk) {
+    if ((typeof chunk === "string" ? chunk.length : chunk.byteLength) === 0) {
+      return Promise.resolve();
+    }
+    this.#headersSent = true;
+    return this.#writer.write(chunk);
+  }
+  /**
+   * Writes `chunk`, if given, then ends the body (with no chunk at all: an
+   * empty body with the status and headers set).
+   *
+   * @example
+   * ```ts ignore
+   * await res.end("done\n");
+   * ```
+   */
+  async end(chunk) {
+    if (chunk !== void 0) await this.write(chunk);
+    this.#headersSent = true;
+    await this.#writer.end();
+  }
+  #assertOpen(what) {
+    if (this.#headersSent) {
+      throw new Error(`${what}() after the first chunk: the status and headers were sent`);
+    }
+  }
+};
+function streamResponse(writer, init = {}) {
+  const res = new HttpResponseStream(writer);
+  if (init.status_code !== void 0) res.setStatus(init.status_code).catch(() => {
+  });
+  if (init.headers !== void 0) res.setHeaders(init.headers).catch(() => {
+  });
+  return res;
+}
 export {
+  CHUNK_SIZE,
+  ChannelReader,
+  ChannelWriter,
   DEFAULT_ENGINE_URL,
   DEFAULT_RECONNECT,
   EngineError,
+  HttpResponseStream,
   Logger,
+  READER_HIGH_WATER,
   SDK_VERSION,
   TriggerAction,
   Worker,
+  channelUrl,
+  createChannel,
   defaultWorker,
+  isChannelRef,
   isErrorBody,
+  openChannel,
   parseTraceparent,
   reconnectDelay,
   registerWorker,
+  streamResponse,
   validateFunctionId
 };
