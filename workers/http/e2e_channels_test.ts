@@ -96,6 +96,24 @@ Deno.test("engine-http: iii-sdk handlers stream responses and read raw bodies th
       assert.equal(plain.status, 200);
     });
 
+    await t.step(
+      "a stream that stalls after its first chunk is cut after default_timeout and logged",
+      async () => {
+        const started = performance.now();
+        const response = await fetch(`${stack.base}/chan/stall`);
+        assert.equal(response.status, 200);
+        const reader = response.body!.getReader();
+        const first = await reader.read();
+        assert.equal(new TextDecoder().decode(first.value), "started;");
+        await assert.rejects(async () => {
+          for (;;) if ((await reader.read()).done) break;
+        });
+        assert.ok(performance.now() - started >= 3000, "cut before default_timeout");
+        const logged = stack.engine.logs.query({ level: "warn", text: "no chunk and no end for" });
+        assert.equal(logged.length, 1);
+      },
+    );
+
     await t.step("no channel is left behind", async () => {
       const status = await fetchJson(stack.base, "/chan/plain");
       assert.equal(status.status, 200);

@@ -177,6 +177,7 @@ export function configuredApp(
       middlewareTimeout: config.middleware_timeout,
       bodyLimit: config.body_limit,
       ...(parts.invoker.channels ? { requestIds: new RequestIds() } : {}),
+      streamIdleMs: config.default_timeout,
     },
     defaultTimeout: config.default_timeout,
     stopping: stopping.signal,

@@ -26,6 +26,8 @@ export interface PipelineOptions {
   bodyLimit: number;
   /** Present when the invoker offers channels: the handler then gets `request_body` and `response`. */
   requestIds?: RequestIds;
+  /** The longest pause between two chunks of a streamed response (`default_timeout`). */
+  streamIdleMs?: number;
 }
 
 /** A matched request on its way through the pipeline. */
@@ -134,6 +136,7 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
       route.functionId,
       options.log,
       () => channels.release("the response ended"),
+      options.streamIdleMs,
     );
     streaming = true;
     return response;

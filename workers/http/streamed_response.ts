@@ -10,6 +10,7 @@
  * | binary | a body chunk; the first commits the status and headers |
  * | the writer closing | the end of the body (an empty body if no chunk came) |
  * | the writer's connection dropping | before the first chunk: 502; after it: the body ends short (the connection to the client is cut) |
+ * | no chunk (nor the end) for `idleMs` after the first | the body ends short, as above, and the writer's end is closed: a handler that never ends its stream does not hold the client for ever |
  *
  * @module
  */
@@ -19,6 +20,9 @@ import { HttpError } from "./errors.ts";
 import { dropHopByHop } from "./response.ts";
 
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
+
+/** The longest pause between chunks when none is given (engine-http's default `default_timeout`). */
+const DEFAULT_IDLE_MS = 30_000;
 
 export class ResponseStream {
   /** Whether the first chunk came, or the writer closed (or broke off) before any. */
@@ -87,7 +91,12 @@ export class ResponseStream {
    * body has ended (or at once, for no body). Throws a 502 {@linkcode HttpError}
    * when the writer broke off before its first chunk.
    */
-  toResponse(functionId: string, log: Logger, done: () => void): Response {
+  toResponse(
+    functionId: string,
+    log: Logger,
+    done: () => void,
+    idleMs = DEFAULT_IDLE_MS,
+  ): Response {
     const shown = JSON.stringify(functionId);
     if (this.#ignored.length > 0) {
       log.warn(`Function ${shown} streamed a response: ignored ${this.#ignored.join(", ")}`);
@@ -116,9 +125,16 @@ export class ResponseStream {
           sentFirst = true;
           return controller.enqueue(first);
         }
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const idle = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no chunk and no end for ${idleMs} ms (default_timeout)`)),
+            idleMs,
+          );
+        });
         try {
           for (;;) {
-            const frame = await channel.read();
+            const frame = await Promise.race([channel.read(), idle]);
             if (frame === null) {
               controller.close();
               return done();
@@ -127,8 +143,11 @@ export class ResponseStream {
           }
         } catch (e) {
           log.warn(`Function ${shown}: streamed response cut short: ${(e as Error).message}`);
+          channel.endRead();
           controller.error(e);
           done();
+        } finally {
+          clearTimeout(timer);
         }
       },
       cancel: () => {
