@@ -50,13 +50,14 @@ export interface ChannelApi {
   /** Claims the write end of `ref` here; throws as {@linkcode openReader} does. */
   openWriter(ref: ChannelRef): ChannelWriteEnd;
   /**
-   * Reserves channel `id`: its channel is made only when a socket claims an
-   * end ({@linkcode Reservation.open}, which calls {@linkcode add}), so refs
-   * nobody opens cost a map entry. Release it when the refs are no longer valid.
+   * Serves reservations for ids starting with `prefix` (see
+   * `ChannelRegistry.reserveSource`): a channel is made only when a socket
+   * claims an end ({@linkcode Reservation.open}, which calls {@linkcode add}),
+   * so refs nobody opens cost the engine nothing. Returns the undoing.
    */
-  reserve(id: string, reservation: Reservation): void;
-  /** Ends reservation `id` and removes its channel, if one was made (an open end is ended with `reason`). */
-  release(id: string, reason: string): void;
+  reserveSource(prefix: string, lookup: (id: string) => Reservation | undefined): () => void;
+  /** Removes channel `id`, if one was made: an open end is ended with `reason`. */
+  remove(id: string, reason: string): void;
   /** Registers a channel under `id` (from a reservation's `open`). */
   add(init: { id: string; key: string; bufferSize: number }): Channel;
 }
@@ -78,11 +79,8 @@ export function channelApi(registry: ChannelRegistry, owner: string): ChannelApi
     },
     openReader: (ref) => readEnd(claim(ref, "read")),
     openWriter: (ref) => writeEnd(claim(ref, "write")),
-    reserve: (id, reservation) => registry.reserve(id, reservation),
-    release(id, reason) {
-      registry.release(id);
-      registry.remove(id, reason);
-    },
+    reserveSource: (prefix, lookup) => registry.reserveSource(prefix, lookup),
+    remove: (id, reason) => registry.remove(id, reason),
     add: (init) => registry.add(init),
   };
 }

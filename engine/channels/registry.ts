@@ -48,7 +48,8 @@ export interface CreateOptions {
 
 export class ChannelRegistry {
   readonly #channels = new Map<string, Channel>();
-  readonly #reserved = new Map<string, Reservation>();
+  /** Reservation sources by id prefix (see {@linkcode reserveSource}). */
+  readonly #sources = new Map<string, (id: string) => Reservation | undefined>();
   readonly #now: () => number;
   readonly #newId: () => string;
 
@@ -60,11 +61,6 @@ export class ChannelRegistry {
   /** Channels held (reservations not counted). */
   get size(): number {
     return this.#channels.size;
-  }
-
-  /** Reservations held. */
-  get reservedSize(): number {
-    return this.#reserved.size;
   }
 
   get(id: string): Channel | undefined {
@@ -95,19 +91,28 @@ export class ChannelRegistry {
     return channel;
   }
 
-  /** Reserves `id` (see {@linkcode Reservation}) until {@linkcode release}. */
-  reserve(id: string, reservation: Reservation): void {
-    this.#reserved.set(id, reservation);
+  /**
+   * Serves the reservations of every id starting with `prefix`: `lookup`
+   * finds one by id (or not) when an end is claimed, so a source that hands
+   * out many refs (engine-http, two per request) keeps them in a table of its
+   * own and costs the registry nothing per ref. Returns the undoing.
+   */
+  reserveSource(prefix: string, lookup: (id: string) => Reservation | undefined): () => void {
+    this.#sources.set(prefix, lookup);
+    return () => {
+      if (this.#sources.get(prefix) === lookup) this.#sources.delete(prefix);
+    };
   }
 
-  release(id: string): void {
-    this.#reserved.delete(id);
+  #reservation(id: string): Reservation | undefined {
+    for (const [prefix, lookup] of this.#sources) if (id.startsWith(prefix)) return lookup(id);
+    return undefined;
   }
 
   /** Why `direction` of channel `id` cannot be claimed with `key`; `undefined` when it can. */
   check(id: string, key: string, direction: Direction): ClaimOutcome | undefined {
     const shown = JSON.stringify(id.slice(0, 100));
-    const entry = this.#channels.get(id) ?? this.#reserved.get(id);
+    const entry = this.#channels.get(id) ?? this.#reservation(id);
     if (entry === undefined) {
       return refused(
         404,
@@ -140,7 +145,7 @@ export class ChannelRegistry {
       channel.claim(direction);
       return { kind: "claimed", channel };
     }
-    return { kind: "claimed", channel: this.#reserved.get(id)!.open(id, direction) };
+    return { kind: "claimed", channel: this.#reservation(id)!.open(id, direction) };
   }
 
   /** Removes channel `id`: an end still open is ended with `reason`. */

@@ -154,16 +154,23 @@ Deno.test("ChannelRegistry reservations make their channel on the first claim", 
       return channel;
     },
   };
-  r.reserve("res", reservation);
+  const reserved = new Set(["res-1"]);
+  const unregister = r.reserveSource("res-", (id) => reserved.has(id) ? reservation : undefined);
+  assert.equal(r.claim("res-2", "k", "read").kind, "refused"); // not in the source's table
+  assert.equal(r.claim("other", "k", "read").kind, "refused"); // no source for it
   assert.equal(r.size, 0);
-  const write = r.claim("res", "k", "write");
+  const write = r.claim("res-1", "k", "write");
   assert.equal(write.kind, "refused");
   assert.equal(made, 0);
-  assert.equal(r.claim("res", "k", "read").kind, "claimed");
+  assert.equal(r.claim("res-1", "bad key", "read").kind, "refused");
+  assert.equal(r.claim("res-1", "k", "read").kind, "claimed");
   assert.equal(made, 1);
-  assert.equal(r.claim("res", "k", "read").kind, "refused"); // the channel now answers
-  r.release("res");
-  r.remove("res", "request ended");
-  assert.equal(r.claim("res", "k", "read").kind, "refused");
+  assert.equal(r.claim("res-1", "k", "read").kind, "refused"); // the channel now answers
+  reserved.delete("res-1");
+  r.remove("res-1", "request ended");
+  assert.equal(r.claim("res-1", "k", "read").kind, "refused");
   assert.equal(r.size, 0);
+  unregister();
+  reserved.add("res-1");
+  assert.equal(r.claim("res-1", "k", "read").kind, "refused"); // the source is gone
 });

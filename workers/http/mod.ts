@@ -176,7 +176,7 @@ export function configuredApp(
       globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
       middlewareTimeout: config.middleware_timeout,
       bodyLimit: config.body_limit,
-      ...(parts.invoker.channels ? { requestIds: new RequestIds() } : {}),
+      ...(parts.invoker.channels ? { requestIds: new RequestIds(parts.invoker.channels) } : {}),
       streamIdleMs: config.default_timeout,
     },
     defaultTimeout: config.default_timeout,

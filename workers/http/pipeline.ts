@@ -13,7 +13,7 @@ import { bodyLimit, parseBody, readBytes } from "./body.ts";
 import { callFunction, type Invoker, requestAborted, type RequestScope } from "./calls.ts";
 import { clientClosed, Code, HttpError } from "./errors.ts";
 import { type Context, interpretMiddlewareResult, type MiddlewareRequest } from "./middleware.ts";
-import { RequestChannels, type RequestIds, STREAMED } from "./request_channels.ts";
+import { type RequestIds, STREAMED } from "./request_channels.ts";
 import { toHttpResponse } from "./response.ts";
 import type { Route } from "./routes.ts";
 
@@ -97,11 +97,10 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
     [handlerRequest, bytes] = await withBody(options, incoming, request, context);
   } else handlerRequest.context = context;
 
-  const channelApi = options.invoker.channels;
-  if (channelApi === undefined || options.requestIds === undefined) {
+  if (options.requestIds === undefined) {
     return mapResult(route.functionId, await callHandler(options, incoming, handlerRequest));
   }
-  const channels = new RequestChannels(channelApi, options.requestIds.next(), bytes);
+  const channels = options.requestIds.open(bytes);
   const refs = channels.refs();
   handlerRequest.request_body = refs.request_body;
   handlerRequest.response = refs.response;

@@ -4,10 +4,10 @@
  * opens neither: the refs are reserved ids, and a channel is made only when
  * a worker opens one (an iii-sdk `ChannelReader`/`ChannelWriter`).
  *
- * Per request that is this object, a random key and two map entries in the
- * engine's channel registry, all gone when the request ends ({@linkcode
- * RequestChannels.release}). No socket, timer or promise is made until a
- * handler opens a ref.
+ * Per request that is this object, a random key and an entry in engine-http's
+ * own table ({@linkcode RequestIds}), gone when the request ends ({@linkcode
+ * RequestChannels.release}). No socket, timer or registry entry is made until
+ * a handler opens a ref.
  *
  * - `request_body` (the worker reads): the raw request bytes as one binary
  *   frame (none for an empty body), then the end.
@@ -24,12 +24,42 @@ import { ResponseStream } from "./streamed_response.ts";
 /** Frames queued per channel before the writer is held back. */
 const BUFFER_SIZE = 64;
 
-/** Ids unique within the engine: a random prefix per engine-http start and a counter. */
+/**
+ * The requests whose refs are out, by number: channel ids are this table's
+ * random prefix, the request's number and `-body` or `-response`, and the
+ * engine's channel registry asks the table about an id only when a worker
+ * opens one (`reserveSource`). A request costs a table entry, nothing in the
+ * registry.
+ */
 export class RequestIds {
   readonly #prefix = `http-${crypto.randomUUID().slice(0, 8)}-`;
+  readonly #requests = new Map<number, RequestChannels>();
+  readonly #api: ChannelApi;
   #next = 0;
-  next(): string {
-    return this.#prefix + (++this.#next);
+
+  constructor(api: ChannelApi) {
+    this.#api = api;
+    api.reserveSource(this.#prefix, (id) => this.#lookup(id));
+  }
+
+  /** The channels of a new request, whose raw body is `bytes`; `release()` them when it ends. */
+  open(bytes: Uint8Array | null): RequestChannels {
+    const n = ++this.#next;
+    const channels = new RequestChannels(this.#api, `${this.#prefix}${n}`, bytes, () => {
+      this.#requests.delete(n);
+    });
+    this.#requests.set(n, channels);
+    return channels;
+  }
+
+  #lookup(id: string): RequestChannels | undefined {
+    const rest = id.slice(this.#prefix.length);
+    const dash = rest.indexOf("-");
+    const n = Number(rest.slice(0, dash));
+    const channels = this.#requests.get(n);
+    return channels !== undefined && (id === channels.bodyId || id === channels.responseId)
+      ? channels
+      : undefined;
   }
 }
 
@@ -46,14 +76,14 @@ export class RequestChannels implements Reservation {
   /** Called once the handler opened its response ref (see {@linkcode whenResponseOpened}). */
   #opened: (() => void) | undefined;
   #released = false;
+  #onRelease: () => void;
 
-  constructor(api: ChannelApi, id: string, bytes: Uint8Array | null) {
+  constructor(api: ChannelApi, id: string, bytes: Uint8Array | null, onRelease: () => void) {
     this.#api = api;
     this.bodyId = `${id}-body`;
     this.responseId = `${id}-response`;
     this.#bytes = bytes;
-    api.reserve(this.bodyId, this);
-    api.reserve(this.responseId, this);
+    this.#onRelease = onRelease;
   }
 
   /** The refs the handler's request carries. */
@@ -145,8 +175,9 @@ export class RequestChannels implements Reservation {
     this.#bytes = null;
     this.#wake = undefined;
     this.#opened?.();
-    this.#api.release(this.bodyId, reason);
-    this.#api.release(this.responseId, reason);
+    this.#onRelease();
+    if (this.#body !== undefined) this.#api.remove(this.bodyId, reason);
+    if (this.#response !== undefined) this.#api.remove(this.responseId, reason);
     this.#body = undefined;
   }
 }

@@ -36,7 +36,7 @@ export const READER_HIGH_WATER = 1024 * 1024;
  */
 export class ChannelReader implements AsyncIterable<Uint8Array> {
   readonly #ref: ChannelRef<"read">;
-  readonly #url: string;
+  readonly #engineUrl: string;
   readonly #options: ChannelOptions;
   #ws: WebSocketClient | undefined;
   #chunks: Uint8Array[] = [];
@@ -56,7 +56,7 @@ export class ChannelReader implements AsyncIterable<Uint8Array> {
       );
     }
     this.#ref = { channel_id: ref.channel_id, access_key: ref.access_key, direction: "read" };
-    this.#url = channelUrl(engineUrl, ref);
+    this.#engineUrl = engineUrl; // the URL is made when it connects: most ends never do
     this.#options = options;
   }
 
@@ -166,7 +166,10 @@ export class ChannelReader implements AsyncIterable<Uint8Array> {
 
   #connect(): void {
     if (this.#ws || this.#done) return;
-    const ws = new WebSocketClient(this.#url, socketOptions(this.#options));
+    const ws = new WebSocketClient(
+      channelUrl(this.#engineUrl, this.#ref),
+      socketOptions(this.#options),
+    );
     this.#ws = ws;
     let error: Error | undefined;
     ws.onerror = (err) => (error = err);

@@ -106,12 +106,17 @@ function replace(value: unknown, open: (ref: ChannelRef) => unknown, depth: numb
   }
   let copy: Record<string, unknown> | undefined;
   const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
+  // for-in (no key array per object: this runs on every call's input); JSON-made objects
+  // inherit no enumerable keys.
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
     const item = replace(record[key], open, depth + 1);
     if (item === record[key]) continue;
     copy ??= { ...record };
-    // defineProperty: a "__proto__" key (JSON.parse makes it an own property) stays a key.
-    Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true });
+    if (key === "__proto__") {
+      // A "__proto__" key (JSON.parse makes it an own property) stays a key, not the prototype.
+      Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true });
+    } else copy[key] = item;
   }
   return copy ?? value;
 }

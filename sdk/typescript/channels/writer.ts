@@ -37,7 +37,7 @@ const encoder = new TextEncoder();
  */
 export class ChannelWriter {
   readonly #ref: ChannelRef<"write">;
-  readonly #url: string;
+  readonly #engineUrl: string;
   readonly #options: ChannelOptions;
   #ws: Promise<WebSocketClient> | undefined;
   #tail: Promise<void> = Promise.resolve();
@@ -52,7 +52,7 @@ export class ChannelWriter {
       );
     }
     this.#ref = { channel_id: ref.channel_id, access_key: ref.access_key, direction: "write" };
-    this.#url = channelUrl(engineUrl, ref);
+    this.#engineUrl = engineUrl; // the URL is made when it connects: most ends never do
     this.#options = options;
   }
 
@@ -165,7 +165,10 @@ export class ChannelWriter {
   /** The open socket, connecting on first use; rejects with the failure to open it. */
   #connect(): Promise<WebSocketClient> {
     this.#ws ??= new Promise((resolve, reject) => {
-      const ws = new WebSocketClient(this.#url, socketOptions(this.#options));
+      const ws = new WebSocketClient(
+        channelUrl(this.#engineUrl, this.#ref),
+        socketOptions(this.#options),
+      );
       let error: Error | undefined;
       ws.onopen = () => resolve(ws);
       ws.onerror = (err) => (error = err);

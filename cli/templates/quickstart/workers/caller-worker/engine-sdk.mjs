@@ -1388,17 +1388,20 @@ function replace(value, open, depth) {
   }
   let copy;
   const record = value;
-  for (const key of Object.keys(record)) {
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
     const item = replace(record[key], open, depth + 1);
     if (item === record[key]) continue;
     copy ??= {
       ...record
     };
-    Object.defineProperty(copy, key, {
-      value: item,
-      writable: true,
-      enumerable: true
-    });
+    if (key === "__proto__") {
+      Object.defineProperty(copy, key, {
+        value: item,
+        writable: true,
+        enumerable: true
+      });
+    } else copy[key] = item;
   }
   return copy ?? value;
 }
@@ -1436,7 +1439,7 @@ function refusalMessage(error) {
 var READER_HIGH_WATER = 1024 * 1024;
 var ChannelReader = class {
   #ref;
-  #url;
+  #engineUrl;
   #options;
   #ws;
   #chunks = [];
@@ -1457,7 +1460,7 @@ var ChannelReader = class {
       access_key: ref.access_key,
       direction: "read"
     };
-    this.#url = channelUrl(engineUrl, ref);
+    this.#engineUrl = engineUrl;
     this.#options = options;
   }
   /** The ref of this end (a copy), e.g. to hand it on to another function unread. */
@@ -1562,7 +1565,7 @@ var ChannelReader = class {
   }
   #connect() {
     if (this.#ws || this.#done) return;
-    const ws = new WebSocketClient(this.#url, socketOptions(this.#options));
+    const ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
     this.#ws = ws;
     let error;
     ws.onerror = (err) => error = err;
@@ -1604,7 +1607,7 @@ var CHUNK_SIZE = 64 * 1024;
 var encoder2 = new TextEncoder();
 var ChannelWriter = class {
   #ref;
-  #url;
+  #engineUrl;
   #options;
   #ws;
   #tail = Promise.resolve();
@@ -1620,7 +1623,7 @@ var ChannelWriter = class {
       access_key: ref.access_key,
       direction: "write"
     };
-    this.#url = channelUrl(engineUrl, ref);
+    this.#engineUrl = engineUrl;
     this.#options = options;
   }
   /** The ref of this end (a copy), e.g. to hand it on to another function unused. */
@@ -1725,7 +1728,7 @@ var ChannelWriter = class {
   /** The open socket, connecting on first use; rejects with the failure to open it. */
   #connect() {
     this.#ws ??= new Promise((resolve, reject) => {
-      const ws = new WebSocketClient(this.#url, socketOptions(this.#options));
+      const ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
       let error;
       ws.onopen = () => resolve(ws);
       ws.onerror = (err) => error = err;
