@@ -49,8 +49,12 @@ export class Channel {
   readonly bufferSize: number;
   readonly owner: string | undefined;
   readonly createdAt: number;
-  /** Called once the reader went away (the writer's holder closes its socket). */
-  onReaderGone: (() => void) | undefined;
+  /**
+   * Called once the reader went away while the writer was still writing (its
+   * holder closes its socket); with `removed`, the channel was removed, and
+   * why (the request it served ended, it expired).
+   */
+  onReaderGone: ((removed?: string) => void) | undefined;
   /** Called once both ends are done (the registry forgets the channel). */
   onFinished: (() => void) | undefined;
   #frames: ChannelFrame[] = [];
@@ -155,8 +159,9 @@ export class Channel {
       }
       return Promise.resolve(frame);
     }
-    if (this.#writerEnd === null || this.#readerGone) return Promise.resolve(null);
+    if (this.#writerEnd === null) return Promise.resolve(null);
     if (this.#writerEnd !== undefined) return Promise.reject(new ChannelBroken(this.#writerEnd));
+    if (this.#readerGone) return Promise.resolve(null);
     return new Promise((resolve, reject) => this.#readWaiter = { resolve, reject });
   }
 
@@ -173,10 +178,19 @@ export class Channel {
     this.#finishIfDone();
   }
 
-  /** Ends both sides at once (the registry removing it): a writer still there is told. */
+  /**
+   * Ends both sides at once (the registry removing it): a reader still there
+   * sees the channel broken off with `reason`, a writer still there is told
+   * ({@linkcode onReaderGone} with `reason`) so that its socket is closed.
+   */
   destroy(reason: string): void {
+    const writer = this.#writerEnd === undefined && !this.#readerGone
+      ? this.onReaderGone
+      : undefined;
+    this.onReaderGone = undefined;
     this.endWrite(reason);
     this.endRead();
+    writer?.(reason);
   }
 
   #wakeWriters(): void {

@@ -60,6 +60,8 @@ export interface ChannelApi {
   remove(id: string, reason: string): void;
   /** Registers a channel under `id` (from a reservation's `open`). */
   add(init: { id: string; key: string; bufferSize: number }): Channel;
+  /** Channels the engine holds, every worker's (reservations not counted). */
+  readonly size: number;
 }
 
 export function channelApi(registry: ChannelRegistry, owner: string): ChannelApi {
@@ -82,6 +84,9 @@ export function channelApi(registry: ChannelRegistry, owner: string): ChannelApi
     reserveSource: (prefix, lookup) => registry.reserveSource(prefix, lookup),
     remove: (id, reason) => registry.remove(id, reason),
     add: (init) => registry.add(init),
+    get size() {
+      return registry.size;
+    },
   };
 }
 

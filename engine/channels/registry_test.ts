@@ -174,3 +174,24 @@ Deno.test("ChannelRegistry reservations make their channel on the first claim", 
   reserved.add("res-1");
   assert.equal(r.claim("res-1", "k", "read").kind, "refused"); // the source is gone
 });
+
+Deno.test("ChannelRegistry.remove() tells a writer still there why, and its reader sees it broken", async () => {
+  const cases: { name: string; readerGone: boolean; writerEnded: boolean; told: unknown[] }[] = [
+    { name: "both ends open", readerGone: false, writerEnded: false, told: ["request ended"] },
+    { name: "the reader closed", readerGone: true, writerEnded: false, told: [undefined] },
+    { name: "the writer ended", readerGone: false, writerEnded: true, told: [] },
+  ];
+  for (const { name, readerGone, writerEnded, told } of cases) {
+    const r = registry();
+    const c = r.create();
+    const seen: unknown[] = [];
+    c.onReaderGone = (removed) => seen.push(removed);
+    c.push("queued");
+    if (readerGone) c.endRead();
+    if (writerEnded) c.endWrite();
+    r.remove(c.id, "request ended");
+    assert.deepEqual(seen, told, name);
+    assert.equal(r.size, 0, name);
+    if (!readerGone && !writerEnded) await assert.rejects(c.read(), /request ended/, name);
+  }
+});

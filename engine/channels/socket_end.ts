@@ -55,9 +55,16 @@ export function attachChannelSocket(
 
 function writeEnd(channel: Channel, socket: ChannelSocket, log: Logger): ChannelSocketEvents {
   let open = true;
-  channel.onReaderGone = () => {
-    if (open) socket.close(1000, "reader closed");
+  channel.onReaderGone = (removed) => {
+    if (!open) return;
+    // A close reason has at most 123 bytes; ours are ASCII.
+    socket.close(
+      1000,
+      removed === undefined ? "reader closed" : `removed: ${removed}`.slice(0, 120),
+    );
   };
+  // Removed between its claim and its socket opening (the request it served ended meanwhile).
+  if (channel.readerGone) socket.close(1000, "reader closed");
   const push = (frame: string | Uint8Array) => {
     const outcome = channel.push(frame);
     if (outcome !== "full") return;
