@@ -102,6 +102,39 @@ for (const transport of TRANSPORTS) {
         assert.equal(closed.reason, "removed: the request ended");
         assert.equal(channels.size, 0);
       });
+
+      await t.step("stopping engine-http cuts a stream in progress after its grace", async () => {
+        await route(engine, worker, "/endless", async (req) => {
+          const writer = await open(engine, req.response);
+          writers.push(writer);
+          let n = 0;
+          const timer = setInterval(() => {
+            if (writer.socket.readyState === WebSocket.OPEN) {
+              writer.socket.send(new TextEncoder().encode(`${n++};`));
+            }
+          }, 20);
+          writer.closed.then(() => clearInterval(timer));
+          return undefined;
+        });
+        const response = await fetch(`${base}/endless`);
+        const body = response.body!.getReader();
+        assert.equal(new TextDecoder().decode((await body.read()).value), "0;");
+        const reading = (async () => {
+          for (;;) if ((await body.read()).done) return "ended";
+        })().catch(() => "cut short");
+        // The grace is default_timeout (3 s) here: the stop must not wait for the stream's end.
+        const stopped = await within(
+          engine.stopBuiltin("engine-http").then(() => "stopped"),
+          15_000,
+        );
+        assert.equal(stopped, "stopped", "engine-http's stop waited for an endless stream");
+        assert.equal(await within(reading, 5000), "cut short");
+        const closed = await within(writers.at(-1)!.closed, 5000);
+        assert.notEqual(closed, "pending", "the writer's socket was left open");
+        assert.equal(channels.size, 0);
+        const logged = engine.logs.query({ level: "warn", text: "the HTTP worker is stopping" });
+        assert.equal(logged.length, 1);
+      });
     } finally {
       for (const w of writers) w.socket.close();
       await worker.close();

@@ -136,6 +136,7 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
       options.log,
       () => channels.release("the response ended"),
       options.streamIdleMs,
+      scope.stopping,
     );
     streaming = true;
     return response;

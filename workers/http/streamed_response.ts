@@ -89,13 +89,15 @@ export class ResponseStream {
   /**
    * The HTTP response, once {@linkcode committed}; `done` is called when its
    * body has ended (or at once, for no body). Throws a 502 {@linkcode HttpError}
-   * when the writer broke off before its first chunk.
+   * when the writer broke off before its first chunk. `stopping` aborting (the
+   * worker stops, after its grace) cuts the body short, as a stall does.
    */
   toResponse(
     functionId: string,
     log: Logger,
     done: () => void,
     idleMs = DEFAULT_IDLE_MS,
+    stopping?: AbortSignal,
   ): Response {
     const shown = JSON.stringify(functionId);
     if (this.#ignored.length > 0) {
@@ -119,7 +121,29 @@ export class ResponseStream {
     this.#first = undefined;
     const channel = this.#channel;
     let sentFirst = false;
+    let finished = false;
+    let onStop: (() => void) | undefined;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      if (onStop !== undefined) stopping?.removeEventListener("abort", onStop);
+      done();
+    };
+    const cut = (controller: ReadableStreamDefaultController<Uint8Array>, error: Error) => {
+      log.warn(`Function ${shown}: streamed response cut short: ${error.message}`);
+      channel.endRead();
+      controller.error(error);
+      finish();
+    };
     const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        if (stopping === undefined) return;
+        onStop = () => {
+          if (!finished) cut(controller, new Error("the HTTP worker is stopping"));
+        };
+        if (stopping.aborted) onStop();
+        else stopping.addEventListener("abort", onStop, { once: true });
+      },
       pull: async (controller) => {
         if (!sentFirst) {
           sentFirst = true;
@@ -135,24 +159,22 @@ export class ResponseStream {
         try {
           for (;;) {
             const frame = await Promise.race([channel.read(), idle]);
+            if (finished) return;
             if (frame === null) {
               controller.close();
-              return done();
+              return finish();
             }
             if (typeof frame !== "string" && frame.byteLength > 0) return controller.enqueue(frame);
           }
         } catch (e) {
-          log.warn(`Function ${shown}: streamed response cut short: ${(e as Error).message}`);
-          channel.endRead();
-          controller.error(e);
-          done();
+          if (!finished) cut(controller, e as Error);
         } finally {
           clearTimeout(timer);
         }
       },
       cancel: () => {
         channel.endRead();
-        done();
+        finish();
       },
     }, { highWaterMark: 0 });
     return new Response(body, { status: this.status, headers: this.headers });
