@@ -103,19 +103,31 @@ for (const transport of TRANSPORTS) {
         assert.equal(channels.size, 0);
       });
 
+      await route(engine, worker, "/endless", async (req) => {
+        const writer = await open(engine, req.response);
+        writers.push(writer);
+        let n = 0;
+        const timer = setInterval(() => {
+          if (writer.socket.readyState === WebSocket.OPEN) {
+            writer.socket.send(new TextEncoder().encode(`${n++};`));
+          }
+        }, 20);
+        writer.closed.then(() => clearInterval(timer));
+        return undefined;
+      });
+
+      await t.step("HEAD of a streamed response answers without reading its body", async () => {
+        const response = await within(fetch(`${base}/endless`, { method: "HEAD" }), 10_000);
+        assert.notEqual(response, "pending", "HEAD read the endless body");
+        if (response === "pending") return;
+        assert.equal(response.status, 200);
+        assert.equal(await response.text(), "");
+        const closed = await within(writers.at(-1)!.closed, 5000);
+        assert.notEqual(closed, "pending", "the writer's socket was left open");
+        assert.equal(channels.size, 0);
+      });
+
       await t.step("stopping engine-http cuts a stream in progress after its grace", async () => {
-        await route(engine, worker, "/endless", async (req) => {
-          const writer = await open(engine, req.response);
-          writers.push(writer);
-          let n = 0;
-          const timer = setInterval(() => {
-            if (writer.socket.readyState === WebSocket.OPEN) {
-              writer.socket.send(new TextEncoder().encode(`${n++};`));
-            }
-          }, 20);
-          writer.closed.then(() => clearInterval(timer));
-          return undefined;
-        });
         const response = await fetch(`${base}/endless`);
         const body = response.body!.getReader();
         assert.equal(new TextDecoder().decode((await body.read()).value), "0;");

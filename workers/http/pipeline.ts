@@ -135,8 +135,11 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
       route.functionId,
       options.log,
       () => channels.release("the response ended"),
-      options.streamIdleMs,
-      scope.stopping,
+      {
+        idleMs: options.streamIdleMs,
+        stopping: scope.stopping,
+        head: incoming.request.method === "HEAD",
+      },
     );
     streaming = true;
     return response;

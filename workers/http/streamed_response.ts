@@ -89,16 +89,18 @@ export class ResponseStream {
   /**
    * The HTTP response, once {@linkcode committed}; `done` is called when its
    * body has ended (or at once, for no body). Throws a 502 {@linkcode HttpError}
-   * when the writer broke off before its first chunk. `stopping` aborting (the
-   * worker stops, after its grace) cuts the body short, as a stall does.
+   * when the writer broke off before its first chunk. `options.stopping`
+   * aborting (the worker stops, after its grace) cuts the body short, as a
+   * stall does; for a `HEAD` (`options.head`) the body is not read at all
+   * (the writer's socket is closed), as for a status without a body.
    */
   toResponse(
     functionId: string,
     log: Logger,
     done: () => void,
-    idleMs = DEFAULT_IDLE_MS,
-    stopping?: AbortSignal,
+    options: { idleMs?: number | undefined; stopping?: AbortSignal; head?: boolean } = {},
   ): Response {
+    const { idleMs = DEFAULT_IDLE_MS, stopping } = options;
     const shown = JSON.stringify(functionId);
     if (this.#ignored.length > 0) {
       log.warn(`Function ${shown} streamed a response: ignored ${this.#ignored.join(", ")}`);
@@ -113,7 +115,7 @@ export class ResponseStream {
     }
     dropHopByHop(this.headers);
     const first = this.#first;
-    if (first === undefined || NULL_BODY_STATUS.has(this.status)) {
+    if (first === undefined || NULL_BODY_STATUS.has(this.status) || options.head) {
       this.#channel.endRead();
       done();
       return new Response(null, { status: this.status, headers: this.headers });
