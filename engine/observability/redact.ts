@@ -16,8 +16,8 @@ export const REDACTED = "[redacted]";
 
 /**
  * Keys whose values are always redacted, compared without regard to case:
- * credential headers, and the names secrets usually go by in a worker's log
- * data (`logger.info("login", { user, password })`).
+ * credential headers, the names secrets usually go by in a worker's log
+ * data (`logger.info("login", { user, password })`), and a channel ref's key.
  */
 export const SECRET_KEYS: readonly string[] = [
   "authorization",
@@ -38,6 +38,8 @@ export const SECRET_KEYS: readonly string[] = [
   "access_token",
   "refresh_token",
   "id_token",
+  // A data channel ref's credential (engine-http puts two in every handler's request).
+  "access_key",
 ];
 
 import { cutText, MAX_STRING } from "./cut.ts";

@@ -12,6 +12,9 @@ Deno.test("redactor() replaces values under secret keys, at any depth and in any
     }],
     [{ list: [{ "X-API-Key": "k" }, 3] }, { list: [{ "X-API-Key": REDACTED }, 3] }],
     [{ "x-session": { nested: true } }, { "x-session": REDACTED }],
+    [{ response: { channel_id: "c1", access_key: "k", direction: "write" } }, {
+      response: { channel_id: "c1", access_key: REDACTED, direction: "write" },
+    }],
     [{ "http.request.header.authorization": "t" }, {
       "http.request.header.authorization": REDACTED,
     }],

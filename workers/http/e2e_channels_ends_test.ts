@@ -103,6 +103,21 @@ for (const transport of TRANSPORTS) {
         assert.equal(channels.size, 0);
       });
 
+      await t.step("a handler logging its request logs no access key", async () => {
+        let key = "";
+        await route(engine, worker, "/logged", async (req) => {
+          key = req.response.access_key;
+          await worker.call("engine::log::info", { message: "handler input", data: req });
+          return { status_code: 204 };
+        });
+        assert.equal((await fetch(`${base}/logged`)).status, 204);
+        const [entry] = engine.logs.query({ text: "handler input" });
+        assert.ok(entry, "the handler's log entry");
+        const stored = JSON.stringify(entry);
+        assert.ok(key.length > 0 && !stored.includes(key), `the access key was logged: ${stored}`);
+        assert.match(stored, /"access_key":"\[redacted\]"/);
+      });
+
       await route(engine, worker, "/endless", async (req) => {
         const writer = await open(engine, req.response);
         writers.push(writer);
