@@ -65,6 +65,10 @@ export function startHttpWorker(
   config: HttpConfig,
 ): Promise<RunningWorker & { describe(): HttpWorkerStatus }> {
   const routes = new LiveRoutes();
+  // One table of request refs for the worker's life: every app a config change builds shares it.
+  const requestIds = api.channels ? new RequestIds(api.channels) : undefined;
+  // One stop signal too: stopping ends the requests in progress of every app.
+  const stopping = new AbortController();
   const build = (config: HttpConfig, limiter?: Limiter) =>
     configuredApp(config, {
       routes,
@@ -72,10 +76,11 @@ export function startHttpWorker(
       log: api.log,
       recordSpan: (span) => api.recordSpan(span),
       ...(limiter ? { limiter } : {}),
+      ...(requestIds ? { requestIds } : {}),
+      stopping,
     });
   /** The app new requests reach; a config change swaps it, requests in progress keep theirs. */
   let current = build(config);
-  const stoppings = [current.stopping];
 
   let server: LastingServer;
   try {
@@ -118,10 +123,9 @@ export function startHttpWorker(
         new Promise((resolve) => timer = setTimeout(resolve, stopGraceMs(config))),
       ]);
       clearTimeout(timer);
-      for (const stopping of stoppings) {
-        stopping.abort(new DOMException("The HTTP worker is stopping", "AbortError"));
-      }
+      stopping.abort(new DOMException("The HTTP worker is stopping", "AbortError"));
       await drained;
+      requestIds?.close();
     },
     reconfigure(next) {
       const changed = next as HttpConfig;
@@ -131,7 +135,6 @@ export function startHttpWorker(
       const same = changed.concurrency_request_limit === config.concurrency_request_limit;
       config = changed;
       current = build(config, same ? current.limiter : undefined);
-      stoppings.push(current.stopping);
       return true;
     },
     describe: () => ({
@@ -162,10 +165,14 @@ export function configuredApp(
     recordSpan?: (span: SpanRecord) => void;
     /** The concurrency slots to use, when they carry on from an app this one replaces. */
     limiter?: Limiter;
+    /** The table of request refs, when it carries on from an app this one replaces. */
+    requestIds?: RequestIds;
+    /** The stop signal, when it is shared with the apps this one replaces. */
+    stopping?: AbortController;
   },
 ): { app: Hono; limiter: Limiter; stopping: AbortController } {
   const limiter = parts.limiter ?? new Limiter(config.concurrency_request_limit);
-  const stopping = new AbortController();
+  const stopping = parts.stopping ?? new AbortController();
   const app = createApp({
     matcher: () => parts.routes.matcher(),
     limiter,
@@ -176,7 +183,11 @@ export function configuredApp(
       globalMiddleware: byPriority(config.middleware).map((m) => m.function_id),
       middlewareTimeout: config.middleware_timeout,
       bodyLimit: config.body_limit,
-      ...(parts.invoker.channels ? { requestIds: new RequestIds(parts.invoker.channels) } : {}),
+      ...(parts.requestIds
+        ? { requestIds: parts.requestIds }
+        : parts.invoker.channels
+        ? { requestIds: new RequestIds(parts.invoker.channels) }
+        : {}),
       streamIdleMs: config.default_timeout,
     },
     defaultTimeout: config.default_timeout,

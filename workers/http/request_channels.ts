@@ -37,9 +37,16 @@ export class RequestIds {
   readonly #api: ChannelApi;
   #next = 0;
 
+  readonly #unregister: () => void;
+
   constructor(api: ChannelApi) {
     this.#api = api;
-    api.reserveSource(this.#prefix, (id) => this.#lookup(id));
+    this.#unregister = api.reserveSource(this.#prefix, (id) => this.#lookup(id));
+  }
+
+  /** Stops answering for its ids (the worker stopped): refs still out are refused. */
+  close(): void {
+    this.#unregister();
   }
 
   /** The channels of a new request, whose raw body is `bytes`; `release()` them when it ends. */
