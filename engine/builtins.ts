@@ -25,17 +25,28 @@ type Handler<S extends z.ZodType> = (input: z.infer<S>, ctx: InvocationContext) 
 
 function fn<S extends z.ZodType>(id: string, schema: S, handler: Handler<S>) {
   return [id, (payload: unknown, ctx: InvocationContext) => {
-    const parsed = schema.safeParse(payload ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = issue.path.length ? `field "${issue.path.join(".")}"` : "payload";
-      throw new CallError({
-        code: ErrorCode.InvalidArgument,
-        message: `Invalid input for ${id}: ${field}: ${issue.message}`,
-      });
-    }
-    return handler(parsed.data, ctx);
+    return handler(parseInput(id, schema, payload), ctx);
   }] as const;
+}
+
+/**
+ * `payload` (absent: `{}`) read by `schema`, for the engine's own function
+ * `id`; otherwise an `INVALID_ARGUMENT` error naming the function and field
+ * (`Invalid input for engine::logs::list: field "limit": Too small: …`).
+ */
+export function parseInput<S extends z.ZodType>(
+  id: string,
+  schema: S,
+  payload: unknown,
+): z.infer<S> {
+  const parsed = schema.safeParse(payload ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.length ? `field "${issue.path.join(".")}"` : "payload";
+  throw new CallError({
+    code: ErrorCode.InvalidArgument,
+    message: `Invalid input for ${id}: ${field}: ${issue.message}`,
+  });
 }
 
 const anyObject = z.object({}).loose();

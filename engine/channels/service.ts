@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { CallError, type EngineApi, type Logger } from "../api.ts";
+import { z } from "zod";
+import type { EngineApi, Logger } from "../api.ts";
+import { parseInput } from "../builtins.ts";
 import type { Engine } from "../core.ts";
-import { ErrorCode } from "../protocol/errors.ts";
-import { bufferSizeProblem, type ChannelRegistry, DEFAULT_BUFFER_SIZE } from "./registry.ts";
+import { type ChannelRegistry, DEFAULT_BUFFER_SIZE, MAX_BUFFER_SIZE } from "./registry.ts";
 
 /** How often unclaimed channels are looked for (they expire 5 minutes after creation). */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -25,17 +26,9 @@ export function serveChannels(
 ): () => void {
   const { engine, channels, log } = options;
   api.registerFunction(CREATE_FUNCTION_ID, (payload, ctx) => {
-    const raw = (payload ?? {}) as { buffer_size?: unknown };
-    if (typeof raw !== "object" || Array.isArray(raw)) {
-      throw invalid('payload: expected an object such as {"buffer_size": 64}');
-    }
-    const size = raw.buffer_size ?? DEFAULT_BUFFER_SIZE;
-    const problem = typeof size === "number"
-      ? bufferSizeProblem(size)
-      : `buffer_size must be an integer from 1 to 1024, got ${JSON.stringify(size)}`;
-    if (problem !== undefined) throw invalid(`field "buffer_size": ${problem}`);
+    const { buffer_size: size } = parseInput(CREATE_FUNCTION_ID, CreateInput, payload);
     const channel = channels.create({
-      bufferSize: size as number,
+      bufferSize: size,
       ...(ctx.callerWorkerId ? { owner: ctx.callerWorkerId } : {}),
     });
     const ref = { channel_id: channel.id, access_key: channel.key };
@@ -58,9 +51,7 @@ export function serveChannels(
   };
 }
 
-function invalid(detail: string): CallError {
-  return new CallError({
-    code: ErrorCode.InvalidArgument,
-    message: `Invalid input for ${CREATE_FUNCTION_ID}: ${detail}`,
-  });
-}
+/** `{buffer_size?}`: the frames a channel holds before its writer is held back. */
+const CreateInput = z.object({
+  buffer_size: z.number().int().min(1).max(MAX_BUFFER_SIZE).default(DEFAULT_BUFFER_SIZE),
+}).loose();

@@ -230,7 +230,7 @@ Deno.test("TypeScript SDK channels: HTTP streaming and bodies, createChannel, ii
       assert.equal((await first).text, "x");
       await assert.rejects(
         createChannel({ worker: a, bufferSize: 5000 }),
-        /buffer_size must be an integer from 1 to 1024/,
+        /Invalid input for engine::channels::create: field "buffer_size": Too big: expected number to be <=1024/,
       );
     });
 
