@@ -14,7 +14,7 @@ import { type Cors, isPreflight } from "./cors.ts";
 import { Code, errorReply, HttpError } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
 import type { Matcher } from "./matcher.ts";
-import { type PipelineOptions, runPipeline } from "./pipeline.ts";
+import { type Incoming, type PipelineOptions, runPipeline } from "./pipeline.ts";
 import { traceFor } from "./trace.ts";
 import { type RequestFacts, requestSpan } from "./request_span.ts";
 import { type RequestScope, Scopes } from "./scope.ts";
@@ -92,17 +92,21 @@ export function createApp(options: AppOptions): Hono {
     let response: Response;
     try {
       if (!limiter.tryAcquire()) await waitForSlot(limiter, scope);
+      const incoming: Incoming = {
+        request,
+        route: match.route,
+        params: match.params,
+        path,
+        query,
+        scope,
+        limiter,
+        slotKept: false,
+      };
       try {
-        response = await runPipeline(options.pipeline, {
-          request,
-          route: match.route,
-          params: match.params,
-          path,
-          query,
-          scope,
-        });
+        response = await runPipeline(options.pipeline, incoming);
       } finally {
-        limiter.release();
+        // A streamed body keeps the slot until it ends (see `Incoming.slotKept`).
+        if (!incoming.slotKept) limiter.release();
       }
     } catch (error) {
       record(options, facts, { error });

@@ -12,6 +12,7 @@ import type { ChannelRef } from "../../engine/api.ts";
 import { bodyLimit, parseBody, readBytes } from "./body.ts";
 import { callFunction, type Invoker, requestAborted, type RequestScope } from "./calls.ts";
 import { clientClosed, Code, HttpError } from "./errors.ts";
+import type { Limiter } from "./limiter.ts";
 import { type Context, interpretMiddlewareResult, type MiddlewareRequest } from "./middleware.ts";
 import { type RequestIds, STREAMED } from "./request_channels.ts";
 import { toHttpResponse } from "./response.ts";
@@ -40,6 +41,14 @@ export interface Incoming {
   /** The query string without its `?`. */
   query: string;
   scope: RequestScope;
+  /** Where the request's concurrency slot was taken. */
+  limiter: Limiter;
+  /**
+   * Set by the pipeline when it returns a streamed body, which then holds the
+   * slot and gives it back to `limiter` when it ends; otherwise the caller
+   * gives it back once the pipeline has returned (or thrown).
+   */
+  slotKept: boolean;
 }
 
 /** The request object a condition and the handler receive (the reference's fields, plus `context`). */
@@ -131,17 +140,22 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
         );
       }
     }
+    // A streamed body keeps the request's slot until it ends, so concurrency_request_limit
+    // bounds open streams too (each holds a channel, the writer's socket and the client's).
     const response = channels.response!.toResponse(
       route.functionId,
       options.log,
-      () => channels.release("the response ended"),
+      () => {
+        channels.release("the response ended");
+        incoming.limiter.release();
+      },
       {
         idleMs: options.streamIdleMs,
         stopping: scope.stopping,
         head: incoming.request.method === "HEAD",
       },
     );
-    streaming = true;
+    if (response.body !== null) streaming = incoming.slotKept = true;
     return response;
   } finally {
     if (!streaming) channels.release("the request ended");

@@ -87,12 +87,16 @@ export class ResponseStream {
   }
 
   /**
-   * The HTTP response, once {@linkcode committed}; `done` is called when its
-   * body has ended (or at once, for no body). Throws a 502 {@linkcode HttpError}
-   * when the writer broke off before its first chunk. `options.stopping`
-   * aborting (the worker stops, after its grace) cuts the body short, as a
-   * stall does; for a `HEAD` (`options.head`) the body is not read at all
-   * (the writer's socket is closed), as for a status without a body.
+   * The HTTP response, once {@linkcode committed}. When it has a streamed
+   * body, `done` is called exactly once when that body ends: it completed,
+   * was cut short, or the client went away (Deno cancels it). A response
+   * without a body (no chunk came, a status without a body, a `HEAD`) never
+   * calls `done`: its caller ends it at once, as it does when this throws a
+   * 502 {@linkcode HttpError} (the writer broke off before its first chunk).
+   * `options.stopping` aborting (the worker stops, after its grace) cuts the
+   * body short, as a stall does; for a `HEAD` (`options.head`) the body is
+   * not read at all (the writer's socket is closed), as for a status without
+   * a body.
    */
   toResponse(
     functionId: string,
@@ -106,7 +110,6 @@ export class ResponseStream {
       log.warn(`Function ${shown} streamed a response: ignored ${this.#ignored.join(", ")}`);
     }
     if (this.#broken !== undefined) {
-      done();
       throw new HttpError(
         502,
         "STREAM_BROKEN",
@@ -117,7 +120,6 @@ export class ResponseStream {
     const first = this.#first;
     if (first === undefined || NULL_BODY_STATUS.has(this.status) || options.head) {
       this.#channel.endRead();
-      done();
       return new Response(null, { status: this.status, headers: this.headers });
     }
     this.#first = undefined;
