@@ -49,16 +49,21 @@ Deno.test("Redis restarted under two engines sharing it: state and queues work a
     assert.equal(((await set(2)).error as { code: string }).code, "SET_ERROR");
     // Without persistence the new server starts empty: the queues and state are made anew.
     redis = await startRedisServer({ port: redis.port });
+    // Each engine's workers say when their connection is back (ioredis reconnects with a
+    // backoff: under load, B's queue worker may still be waiting when A can write again).
+    for (const engine of engines) {
+      for (const worker of ["engine-state", "engine-queue"]) {
+        await engine.waitForLine(
+          new RegExp(`\\[${worker}\\] Redis connection at .* is back`),
+          20_000,
+        );
+      }
+    }
     await eventually(async () => (await set(3)).error === undefined, "state::set on A", 20_000);
     assert.equal(await consumerB.call("state::get", { scope: "s", key: "k" }), 3);
     const receipt = await onA.enqueue("after", "queue-e2e::record", { n: 2 });
     assert.equal(receipt.error, undefined, JSON.stringify(receipt.error));
     assert.deepEqual(await consumerB.report("delivered", () => true, 10_000), { n: 2 });
-    for (const engine of engines) {
-      for (const worker of ["engine-state", "engine-queue"]) {
-        await engine.waitForLine(new RegExp(`\\[${worker}\\] Redis connection at .* is back`));
-      }
-    }
   } finally {
     for (const worker of workers) await worker.stop();
     for (const engine of engines) await engine.stop("SIGKILL");
