@@ -7,7 +7,7 @@
 
 import type { EngineError } from "../errors.ts";
 import { type CloseEvent, WebSocketClient } from "../websocket/client.ts";
-import { type ChannelOptions, type ChannelRef, channelUrl, socketOptions } from "./ref.ts";
+import { type ChannelOptions, type ChannelRef, channelUrl, endRef, socketOptions } from "./ref.ts";
 import { channelFailure } from "./failure.ts";
 
 /** Bytes held unread before the reader stops reading its socket (TCP holds the writer back). */
@@ -50,12 +50,7 @@ export class ChannelReader implements AsyncIterable<Uint8Array> {
 
   /** Usually made by the SDK from a ref; `engineUrl` is the worker's engine URL. */
   constructor(engineUrl: string, ref: ChannelRef, options: ChannelOptions = {}) {
-    if (ref.direction !== "read") {
-      throw new TypeError(
-        `Channel "${ref.channel_id}": a ChannelReader needs a "read" ref, got "${ref.direction}"`,
-      );
-    }
-    this.#ref = { channel_id: ref.channel_id, access_key: ref.access_key, direction: "read" };
+    this.#ref = endRef(ref, "read", "ChannelReader");
     this.#engineUrl = engineUrl; // the URL is made when it connects: most ends never do
     this.#options = options;
   }

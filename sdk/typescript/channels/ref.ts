@@ -60,6 +60,30 @@ export function isChannelRef(value: unknown): value is ChannelRef {
 }
 
 /**
+ * A copy of `ref` for the end `kind` (`"ChannelReader"`, `"ChannelWriter"`),
+ * which opens `direction`; a `TypeError` naming the channel for a ref of the
+ * other end.
+ *
+ * @example
+ * ```ts
+ * const ref = { channel_id: "c1", access_key: "k", direction: "read" } as const;
+ * console.log(endRef(ref, "read", "ChannelReader").direction); // read
+ * ```
+ */
+export function endRef<D extends ChannelDirection>(
+  ref: ChannelRef,
+  direction: D,
+  kind: string,
+): ChannelRef<D> {
+  if (ref.direction !== direction) {
+    throw new TypeError(
+      `Channel "${ref.channel_id}": a ${kind} needs a "${direction}" ref, got "${ref.direction}"`,
+    );
+  }
+  return { channel_id: ref.channel_id, access_key: ref.access_key, direction };
+}
+
+/**
  * The WebSocket URL of a channel end (protocol.md §15):
  * `<engine URL without a trailing "/">/ws/channels/<id>?key=<key>&dir=<direction>`.
  *

@@ -7,7 +7,7 @@
 
 import { EngineError } from "../errors.ts";
 import { type CloseEvent, WebSocketClient } from "../websocket/client.ts";
-import { type ChannelOptions, type ChannelRef, channelUrl, socketOptions } from "./ref.ts";
+import { type ChannelOptions, type ChannelRef, channelUrl, endRef, socketOptions } from "./ref.ts";
 import { channelFailure } from "./failure.ts";
 
 /** The largest binary frame a writer sends; longer data goes in several. */
@@ -46,12 +46,7 @@ export class ChannelWriter {
 
   /** Usually made by the SDK from a ref; `engineUrl` is the worker's engine URL. */
   constructor(engineUrl: string, ref: ChannelRef, options: ChannelOptions = {}) {
-    if (ref.direction !== "write") {
-      throw new TypeError(
-        `Channel "${ref.channel_id}": a ChannelWriter needs a "write" ref, got "${ref.direction}"`,
-      );
-    }
-    this.#ref = { channel_id: ref.channel_id, access_key: ref.access_key, direction: "write" };
+    this.#ref = endRef(ref, "write", "ChannelWriter");
     this.#engineUrl = engineUrl; // the URL is made when it connects: most ends never do
     this.#options = options;
   }

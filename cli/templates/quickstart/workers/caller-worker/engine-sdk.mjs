@@ -1367,6 +1367,16 @@ function isChannelRef(value) {
   const ref = value;
   return typeof ref.channel_id === "string" && typeof ref.access_key === "string" && (ref.direction === "read" || ref.direction === "write");
 }
+function endRef(ref, direction, kind) {
+  if (ref.direction !== direction) {
+    throw new TypeError(`Channel "${ref.channel_id}": a ${kind} needs a "${direction}" ref, got "${ref.direction}"`);
+  }
+  return {
+    channel_id: ref.channel_id,
+    access_key: ref.access_key,
+    direction
+  };
+}
 function channelUrl(engineUrl, ref) {
   return `${engineUrl.replace(/\/$/, "")}/ws/channels/${encodeURIComponent(ref.channel_id)}?key=${encodeURIComponent(ref.access_key)}&dir=${ref.direction}`;
 }
@@ -1452,14 +1462,7 @@ var ChannelReader = class {
   #taken = false;
   /** Usually made by the SDK from a ref; `engineUrl` is the worker's engine URL. */
   constructor(engineUrl, ref, options = {}) {
-    if (ref.direction !== "read") {
-      throw new TypeError(`Channel "${ref.channel_id}": a ChannelReader needs a "read" ref, got "${ref.direction}"`);
-    }
-    this.#ref = {
-      channel_id: ref.channel_id,
-      access_key: ref.access_key,
-      direction: "read"
-    };
+    this.#ref = endRef(ref, "read", "ChannelReader");
     this.#engineUrl = engineUrl;
     this.#options = options;
   }
@@ -1615,14 +1618,7 @@ var ChannelWriter = class {
   #failure;
   /** Usually made by the SDK from a ref; `engineUrl` is the worker's engine URL. */
   constructor(engineUrl, ref, options = {}) {
-    if (ref.direction !== "write") {
-      throw new TypeError(`Channel "${ref.channel_id}": a ChannelWriter needs a "write" ref, got "${ref.direction}"`);
-    }
-    this.#ref = {
-      channel_id: ref.channel_id,
-      access_key: ref.access_key,
-      direction: "write"
-    };
+    this.#ref = endRef(ref, "write", "ChannelWriter");
     this.#engineUrl = engineUrl;
     this.#options = options;
   }
