@@ -2,18 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bundleForNode } from "./build.ts";
 import { type Json, ScriptedEngine } from "./_testing/engine_peer.ts";
+import { nodeVersion } from "./_testing/node.ts";
 
 const TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-
-function nodeVersion(): string | undefined {
-  try {
-    const out = new Deno.Command("node", { args: ["--version"], stdout: "piped", stderr: "null" })
-      .outputSync();
-    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const NODE = nodeVersion();
 if (!NODE) console.warn("SKIPPING the Node compatibility test: `node` is not on PATH");

@@ -8,17 +8,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bundleForNode } from "../../sdk/typescript/build.ts";
+import { nodeVersion } from "../../sdk/typescript/_testing/node.ts";
 import { fetchJson, startStack } from "../../workers/http/_e2e.ts";
-
-function nodeVersion(): string | undefined {
-  try {
-    const out = new Deno.Command("node", { args: ["--version"], stdout: "piped", stderr: "null" })
-      .outputSync();
-    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const NODE = nodeVersion();
 if (!NODE) console.warn("SKIPPING the Node channels test: `node` is not on PATH");
