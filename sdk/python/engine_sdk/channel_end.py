@@ -128,11 +128,7 @@ class ChannelEnd:
         """Awaits ``coro`` on the owner loop, from whichever loop awaits this."""
         if asyncio.get_running_loop() is self._loop:
             return await coro
-        try:
-            future = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        except RuntimeError:
-            coro.close()
-            raise self._shut_down() from None
+        future = self._submit(coro)
         try:
             return await asyncio.wrap_future(future)
         except concurrent.futures.CancelledError:
@@ -150,16 +146,20 @@ class ChannelEnd:
                 f"{type(self).__name__}.{name}_sync() cannot block the worker's event loop: "
                 f'use "await ....{name}(...)" inside async handlers'
             )
-        try:
-            future = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        except RuntimeError:
-            coro.close()
-            raise self._shut_down() from None
+        future = self._submit(coro)
         try:
             # Waiting for data another handler of this worker may be writing: free a pool thread.
             with blocking():
                 return future.result()
         except concurrent.futures.CancelledError:
+            raise self._shut_down() from None
+
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedules ``coro`` on the owner loop; a loop that is closed means the worker shut down."""
+        try:
+            return asyncio.run_coroutine_threadsafe(coro, self._loop)
+        except RuntimeError:
+            coro.close()
             raise self._shut_down() from None
 
     def _shut_down(self) -> ChannelError:
