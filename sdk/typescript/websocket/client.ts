@@ -4,7 +4,8 @@
  * Deno's built-in client stalls about 40 ms on mid-sized messages: this client
  * disables Nagle (`setNoDelay`) and writes every frame in one `write()`.
  *
- * No extensions (permessage-deflate) and no subprotocols are negotiated.
+ * No extensions (permessage-deflate) are negotiated; subprotocols are offered
+ * with the `protocols` option.
  *
  * @module
  */
@@ -43,6 +44,8 @@ export interface WebSocketClientOptions {
   closeTimeoutMs?: number;
   /** Extra `node:tls` options for `wss:` URLs (e.g. `ca`, `rejectUnauthorized`). */
   tls?: ConnectionOptions;
+  /** Subprotocols offered, most preferred first; the server's choice is {@linkcode WebSocketClient.protocol}. */
+  protocols?: readonly string[];
 }
 
 /** How a connection ended. `code` 1006 means it ended without a close frame. */
@@ -100,7 +103,9 @@ export class WebSocketClient {
   #state: ReadyState = "connecting";
   #socket: Socket | undefined;
   #key = generateKey();
-  #options: Required<Omit<WebSocketClientOptions, "tls" | "headers">>;
+  #options: Required<Omit<WebSocketClientOptions, "tls" | "headers" | "protocols">>;
+  #protocols: readonly string[];
+  #protocol = "";
   #handshakeBuf: Uint8Array = new Uint8Array(0);
   #refusal:
     | { head: ResponseHead; body: Uint8Array; timer: ReturnType<typeof setTimeout> }
@@ -134,7 +139,8 @@ export class WebSocketClient {
     this.#parser = new FrameParser({ maxPayload: this.#options.maxMessageSize });
     this.#assembler = new MessageAssembler({ maxMessageSize: this.#options.maxMessageSize });
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
-    const request = buildRequest(target, this.#key, options.headers);
+    this.#protocols = options.protocols ?? [];
+    const request = buildRequest(target, this.#key, options.headers, this.#protocols);
     this.#connect(target, request, options.tls);
   }
 
@@ -175,6 +181,11 @@ export class WebSocketClient {
   /** Current state of the connection. */
   get readyState(): ReadyState {
     return this.#state;
+  }
+
+  /** The subprotocol the server chose, once open; "" when none. */
+  get protocol(): string {
+    return this.#protocol;
   }
 
   /** Bytes written but not yet handed to the operating system. */
@@ -354,7 +365,8 @@ export class WebSocketClient {
       this.#maybeRefuse();
       return;
     }
-    validateResponse(head, this.#key);
+    validateResponse(head, this.#key, "", this.#protocols);
+    this.#protocol = head.headers["sec-websocket-protocol"] ?? "";
     clearTimeout(this.#timer);
     this.#state = "open";
     this.onopen?.();

@@ -88,6 +88,43 @@ Deno.test("WebSocketClient sends custom headers on the upgrade", async () => {
   assert.throws(() => new WebSocketClient("http://127.0.0.1:1"), /ws: or wss:/);
 });
 
+Deno.test("WebSocketClient offers subprotocols, reports the choice and refuses one not offered", async () => {
+  // The server answers with the protocol named in the path ("-" for none), offered or not.
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    const chosen = new URL(req.url).pathname.slice(1);
+    const offered = req.headers.get("sec-websocket-protocol") ?? "";
+    const { socket, response } = Deno.upgradeWebSocket(req);
+    socket.onopen = () => socket.send(offered);
+    if (chosen !== "-") response.headers.set("sec-websocket-protocol", chosen);
+    return response;
+  });
+  const url = `ws://127.0.0.1:${server.addr.port}`;
+  try {
+    const ws = new WebSocketClient(`${url}/b`, { protocols: ["a", "b"] });
+    const offered = new Promise<MessageData>((resolve) => (ws.onmessage = resolve));
+    await new Promise<void>((resolve) => (ws.onopen = resolve));
+    assert.equal(ws.protocol, "b");
+    assert.equal(await offered, "a, b");
+    await ws.close();
+
+    const plain = await WebSocketClient.connect(`${url}/-`, { protocols: ["a"] });
+    assert.equal(plain.protocol, "", "a server may choose none");
+    await plain.close();
+
+    await assert.rejects(
+      WebSocketClient.connect(`${url}/c`, { protocols: ["a"] }),
+      /server chose a subprotocol that was not offered: "c"/,
+    );
+    await assert.rejects(
+      WebSocketClient.connect(`${url}/c`),
+      /server chose a subprotocol that was not offered: "c"/,
+    );
+    assert.throws(() => new WebSocketClient(url, { protocols: ["a b"] }), /Invalid subprotocol/);
+  } finally {
+    await server.shutdown();
+  }
+});
+
 Deno.test("WebSocketClient reports a refused upgrade with its HTTP status", async () => {
   const server = startEchoServer(() =>
     new Response("bad token", { status: 401, statusText: "Unauthorized" })

@@ -73,7 +73,12 @@ export function acceptFor(key: string): string {
  * console.log(req.startsWith("GET / HTTP/1.1\r\n")); // true
  * ```
  */
-export function buildRequest(url: URL, key: string, headers: Record<string, string> = {}): string {
+export function buildRequest(
+  url: URL,
+  key: string,
+  headers: Record<string, string> = {},
+  protocols: readonly string[] = [],
+): string {
   const path = (url.pathname || "/") + url.search;
   const lines = [
     `GET ${path} HTTP/1.1`,
@@ -83,6 +88,12 @@ export function buildRequest(url: URL, key: string, headers: Record<string, stri
     `Sec-WebSocket-Key: ${key}`,
     "Sec-WebSocket-Version: 13",
   ];
+  for (const protocol of protocols) {
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(protocol)) {
+      throw new TypeError(`Invalid subprotocol name: "${protocol}"`);
+    }
+  }
+  if (protocols.length > 0) lines.push(`Sec-WebSocket-Protocol: ${protocols.join(", ")}`);
   const reserved = new Set([
     "host",
     "upgrade",
@@ -90,6 +101,7 @@ export function buildRequest(url: URL, key: string, headers: Record<string, stri
     "sec-websocket-key",
     "sec-websocket-version",
     "sec-websocket-extensions",
+    "sec-websocket-protocol",
   ]);
   for (const [name, value] of Object.entries(headers)) {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
@@ -172,7 +184,12 @@ export function parseResponseHead(bytes: Uint8Array): ResponseHead | undefined {
  * }, key);
  * ```
  */
-export function validateResponse(head: ResponseHead, key: string, body = ""): void {
+export function validateResponse(
+  head: ResponseHead,
+  key: string,
+  body = "",
+  protocols: readonly string[] = [],
+): void {
   const { status, statusText, headers } = head;
   const fail = (why: string) =>
     new HandshakeError(`WebSocket handshake failed: ${why}`, { status, headers, body });
@@ -194,7 +211,8 @@ export function validateResponse(head: ResponseHead, key: string, body = ""): vo
       `server chose an extension that was not offered: "${headers["sec-websocket-extensions"]}"`,
     );
   }
-  if (headers["sec-websocket-protocol"]) {
+  const chosen = headers["sec-websocket-protocol"];
+  if (chosen && !protocols.includes(chosen)) {
     throw fail(
       `server chose a subprotocol that was not offered: "${headers["sec-websocket-protocol"]}"`,
     );
