@@ -7,6 +7,7 @@
 
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 import { WebSocketClient } from "./websocket/client.ts";
+import { BATCH_PROTOCOL, FrameBatcher, splitBatch } from "./batch.ts";
 
 /** Backoff between reconnect attempts: `min(initial * multiplier^attempt, max) ± jitter`. */
 export interface ReconnectOptions {
@@ -60,6 +61,8 @@ export interface ConnectionSettings {
   handshakeTimeoutMs: number;
   maxMessageSize: number;
   tls?: TlsOptions | undefined;
+  /** Offer {@linkcode BATCH_PROTOCOL}. */
+  batchFrames: boolean;
 }
 
 /** What a {@linkcode Connection} reports to its owner. */
@@ -84,6 +87,8 @@ export class Connection {
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   #pingTimer: ReturnType<typeof setInterval> | undefined;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set while the open connection speaks {@linkcode BATCH_PROTOCOL}. */
+  #batcher: FrameBatcher | undefined;
 
   constructor(settings: ConnectionSettings, events: ConnectionEvents) {
     this.#settings = settings;
@@ -103,7 +108,8 @@ export class Connection {
   /** Sends a text frame; returns false (and sends nothing) when not open. */
   send(text: string): boolean {
     if (!this.isOpen) return false;
-    this.#ws!.send(text);
+    if (this.#batcher) this.#batcher.push(text);
+    else this.#ws!.send(text);
     return true;
   }
 
@@ -114,8 +120,10 @@ export class Connection {
     this.#stopHeartbeat();
     const ws = this.#ws;
     if (!ws) return;
-    if (ws.readyState === "open") await ws.close(code, reason);
-    else {
+    if (ws.readyState === "open") {
+      this.#batcher?.flush();
+      await ws.close(code, reason);
+    } else {
       ws.terminate();
       await ws.closed;
     }
@@ -130,6 +138,7 @@ export class Connection {
         handshakeTimeoutMs: s.handshakeTimeoutMs,
         maxMessageSize: s.maxMessageSize,
         ...(s.tls ? { tls: s.tls } : {}),
+        ...(s.batchFrames ? { protocols: [BATCH_PROTOCOL] } : {}),
       });
     } catch (err) {
       this.#report(err);
@@ -143,17 +152,26 @@ export class Connection {
       this.#attempt = 0;
       if (this.#lastError) console.info(`[engine-sdk] Connected to ${s.url}`);
       this.#lastError = "";
+      this.#batcher = ws.protocol === BATCH_PROTOCOL
+        ? new FrameBatcher((text) => ws.readyState === "open" && ws.send(text))
+        : undefined;
       this.#startHeartbeat();
       this.#events.open();
     };
     ws.onmessage = (data) => {
       this.#lastInbound = Date.now();
-      this.#events.message(typeof data === "string" ? data : utf8.decode(data));
+      const text = typeof data === "string" ? data : utf8.decode(data);
+      if (ws.protocol !== BATCH_PROTOCOL) return this.#events.message(text);
+      for (const frame of splitBatch(text)) this.#events.message(frame);
     };
     ws.onping = ws.onpong = () => (this.#lastInbound = Date.now());
     ws.onerror = (err) => this.#report(err);
     ws.onclose = (event) => {
-      if (this.#ws === ws) this.#ws = undefined;
+      if (this.#ws === ws) {
+        this.#ws = undefined;
+        this.#batcher?.clear();
+        this.#batcher = undefined;
+      }
       this.#stopHeartbeat();
       if (opened && !this.#stopped) {
         // The engine says why in the reason (a frame over its size limit, say): pass it on.

@@ -61,6 +61,7 @@ export function workerSettings(url: string, options: WorkerOptions): WorkerSetti
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
       maxMessageSize: options.maxMessageSize ?? 64 * 1024 * 1024,
       tls: options.tls,
+      batchFrames: options.batchFrames ?? true,
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 
 import { waitUntil } from "./raw_server.ts";
+import { BATCH_PROTOCOL, offersProtocol } from "../batch.ts";
 
 /** A JSON frame. */
 export type Json = Record<string, unknown>;
@@ -18,13 +19,21 @@ export class PeerConnection {
   readonly headers: Record<string, string>;
   /** Frames received, in order. */
   readonly frames: Json[] = [];
+  /** Messages received, as they came (with `batch`, several frames each). */
+  readonly messages: string[] = [];
   /** Close event, once the connection is gone. */
   closeEvent: { code: number; reason: string } | undefined;
   readonly closed: Promise<void>;
   #socket: WebSocket;
   #wakers: (() => void)[] = [];
 
-  constructor(socket: WebSocket, headers: Record<string, string>, n: number, greet: boolean) {
+  constructor(
+    socket: WebSocket,
+    headers: Record<string, string>,
+    n: number,
+    greet: boolean,
+    batch = false,
+  ) {
     this.#socket = socket;
     this.headers = headers;
     let closedResolve!: () => void;
@@ -35,11 +44,13 @@ export class PeerConnection {
       }
     };
     socket.onmessage = (e) => {
-      const frame = JSON.parse(
-        typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data),
-      );
-      this.frames.push(frame);
-      this.#reply(frame);
+      const text = typeof e.data === "string" ? e.data : new TextDecoder().decode(e.data);
+      this.messages.push(text);
+      for (const line of batch ? text.split("\n") : [text]) {
+        const frame = JSON.parse(line);
+        this.frames.push(frame);
+        this.#reply(frame);
+      }
       this.#wake();
     };
     socket.onclose = (e) => {
@@ -79,6 +90,11 @@ export class PeerConnection {
   /** Sends a frame to the worker. */
   send(frame: Json): void {
     this.#socket.send(JSON.stringify(frame));
+  }
+
+  /** Sends several frames in one message (for a connection that chose `engine.batch.v1`). */
+  sendBatch(frames: Json[]): void {
+    this.#socket.send(frames.map((f) => JSON.stringify(f)).join("\n"));
   }
 
   /** Closes the connection from the engine side. */
@@ -127,17 +143,25 @@ export class ScriptedEngine {
 
   /**
    * Starts on an ephemeral port. `refuse` may answer an upgrade request with
-   * an HTTP response instead; `greet: false` skips `workerregistered`.
+   * an HTTP response instead; `greet: false` skips `workerregistered`;
+   * `batch: true` chooses the `engine.batch.v1` subprotocol when offered.
    */
-  constructor(options: { refuse?: (req: Request) => Response | undefined; greet?: boolean } = {}) {
+  constructor(
+    options: { refuse?: (req: Request) => Response | undefined; greet?: boolean; batch?: boolean } =
+      {},
+  ) {
     this.#server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
       const refusal = options.refuse?.(req);
       if (refusal) return refusal;
       const headers = Object.fromEntries(req.headers);
-      const { socket, response } = Deno.upgradeWebSocket(req);
-      this.connections.push(
-        new PeerConnection(socket, headers, this.connections.length + 1, options.greet ?? true),
+      const batch = options.batch === true &&
+        offersProtocol(headers["sec-websocket-protocol"], BATCH_PROTOCOL);
+      const { socket, response } = Deno.upgradeWebSocket(
+        req,
+        batch ? { protocol: BATCH_PROTOCOL } : {},
       );
+      const n = this.connections.length + 1;
+      this.connections.push(new PeerConnection(socket, headers, n, options.greet ?? true, batch));
       this.#wakers.splice(0).forEach((w) => w());
       return response;
     });

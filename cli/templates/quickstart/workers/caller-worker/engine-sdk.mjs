@@ -348,7 +348,7 @@ function generateKey() {
 function acceptFor(key) {
   return createHash("sha1").update(key + GUID).digest("base64");
 }
-function buildRequest(url, key, headers = {}) {
+function buildRequest(url, key, headers = {}, protocols = []) {
   const path = (url.pathname || "/") + url.search;
   const lines = [
     `GET ${path} HTTP/1.1`,
@@ -358,13 +358,20 @@ function buildRequest(url, key, headers = {}) {
     `Sec-WebSocket-Key: ${key}`,
     "Sec-WebSocket-Version: 13"
   ];
+  for (const protocol of protocols) {
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(protocol)) {
+      throw new TypeError(`Invalid subprotocol name: "${protocol}"`);
+    }
+  }
+  if (protocols.length > 0) lines.push(`Sec-WebSocket-Protocol: ${protocols.join(", ")}`);
   const reserved = /* @__PURE__ */ new Set([
     "host",
     "upgrade",
     "connection",
     "sec-websocket-key",
     "sec-websocket-version",
-    "sec-websocket-extensions"
+    "sec-websocket-extensions",
+    "sec-websocket-protocol"
   ]);
   for (const [name, value] of Object.entries(headers)) {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
@@ -409,7 +416,7 @@ function parseResponseHead(bytes) {
     length: end + 4
   };
 }
-function validateResponse(head, key, body = "") {
+function validateResponse(head, key, body = "", protocols = []) {
   const { status, statusText, headers } = head;
   const fail = (why) => new HandshakeError(`WebSocket handshake failed: ${why}`, {
     status,
@@ -432,7 +439,8 @@ function validateResponse(head, key, body = "") {
   if (headers["sec-websocket-extensions"]) {
     throw fail(`server chose an extension that was not offered: "${headers["sec-websocket-extensions"]}"`);
   }
-  if (headers["sec-websocket-protocol"]) {
+  const chosen = headers["sec-websocket-protocol"];
+  if (chosen && !protocols.includes(chosen)) {
     throw fail(`server chose a subprotocol that was not offered: "${headers["sec-websocket-protocol"]}"`);
   }
 }
@@ -473,6 +481,8 @@ var WebSocketClient = class _WebSocketClient {
   #socket;
   #key = generateKey();
   #options;
+  #protocols;
+  #protocol = "";
   #handshakeBuf = new Uint8Array(0);
   #refusal;
   #parser;
@@ -505,7 +515,8 @@ var WebSocketClient = class _WebSocketClient {
       maxMessageSize: this.#options.maxMessageSize
     });
     this.closed = new Promise((resolve) => this.#resolveClosed = resolve);
-    const request = buildRequest(target, this.#key, options.headers);
+    this.#protocols = options.protocols ?? [];
+    const request = buildRequest(target, this.#key, options.headers, this.#protocols);
     this.#connect(target, request, options.tls);
   }
   /**
@@ -541,6 +552,10 @@ var WebSocketClient = class _WebSocketClient {
   /** Current state of the connection. */
   get readyState() {
     return this.#state;
+  }
+  /** The subprotocol the server chose, once open; "" when none. */
+  get protocol() {
+    return this.#protocol;
   }
   /** Bytes written but not yet handed to the operating system. */
   get bufferedAmount() {
@@ -725,7 +740,8 @@ var WebSocketClient = class _WebSocketClient {
       this.#maybeRefuse();
       return;
     }
-    validateResponse(head, this.#key);
+    validateResponse(head, this.#key, "", this.#protocols);
+    this.#protocol = head.headers["sec-websocket-protocol"] ?? "";
     clearTimeout(this.#timer);
     this.#state = "open";
     this.onopen?.();
@@ -864,6 +880,74 @@ var WebSocketClient = class _WebSocketClient {
   }
 };
 
+// sdk/typescript/batch.ts
+var BATCH_PROTOCOL = "engine.batch.v1";
+var BATCH_BYTES = 64 * 1024;
+function lineSafe(text) {
+  return text.includes("\n") ? text.replaceAll("\n", " ") : text;
+}
+function splitBatch(text) {
+  if (!text.includes("\n")) return text === "" ? [] : [
+    text
+  ];
+  return text.split("\n").filter((line) => line !== "");
+}
+var FrameBatcher = class {
+  #send;
+  #frames = [];
+  #units = 0;
+  #scheduled = false;
+  /** `send` writes one message; it is not called for an empty batch. */
+  constructor(send) {
+    this.#send = send;
+  }
+  /** UTF-16 units queued and not yet handed to `send` (a lower bound of their bytes). */
+  get pendingUnits() {
+    return this.#units;
+  }
+  /** Queues one frame's text. */
+  push(text) {
+    const safe2 = lineSafe(text);
+    this.#frames.push(safe2);
+    this.#units += safe2.length;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      queueMicrotask(this.flush);
+    }
+  }
+  /** Sends everything queued now (before a close frame, say). */
+  flush = () => {
+    this.#scheduled = false;
+    const frames = this.#frames;
+    if (frames.length === 0) return;
+    this.#frames = [];
+    this.#units = 0;
+    if (frames.length === 1) return this.#send(frames[0]);
+    let start = 0;
+    let units = frames[0].length;
+    for (let i = 1; i < frames.length; i++) {
+      const next = frames[i].length;
+      if (units + 1 + next > BATCH_BYTES) {
+        this.#send(joined(frames, start, i));
+        start = i;
+        units = next;
+      } else units += 1 + next;
+    }
+    this.#send(joined(frames, start, frames.length));
+  };
+  /** Drops what is queued (the connection is gone). */
+  clear() {
+    this.#frames = [];
+    this.#units = 0;
+  }
+};
+function joined(frames, start, end) {
+  if (end - start === 1) return frames[start];
+  let text = frames[start];
+  for (let i = start + 1; i < end; i++) text += "\n" + frames[i];
+  return text;
+}
+
 // sdk/typescript/connection.ts
 var DEFAULT_RECONNECT = {
   initialDelayMs: 1e3,
@@ -888,6 +972,8 @@ var Connection = class {
   #reconnectTimer;
   #pingTimer;
   #idleTimer;
+  /** Set while the open connection speaks {@linkcode BATCH_PROTOCOL}. */
+  #batcher;
   constructor(settings, events) {
     this.#settings = settings;
     this.#events = events;
@@ -903,7 +989,8 @@ var Connection = class {
   /** Sends a text frame; returns false (and sends nothing) when not open. */
   send(text) {
     if (!this.isOpen) return false;
-    this.#ws.send(text);
+    if (this.#batcher) this.#batcher.push(text);
+    else this.#ws.send(text);
     return true;
   }
   /** Closes for good (no reconnect) with `code` and resolves once closed. */
@@ -913,8 +1000,10 @@ var Connection = class {
     this.#stopHeartbeat();
     const ws = this.#ws;
     if (!ws) return;
-    if (ws.readyState === "open") await ws.close(code, reason);
-    else {
+    if (ws.readyState === "open") {
+      this.#batcher?.flush();
+      await ws.close(code, reason);
+    } else {
       ws.terminate();
       await ws.closed;
     }
@@ -929,6 +1018,11 @@ var Connection = class {
         maxMessageSize: s.maxMessageSize,
         ...s.tls ? {
           tls: s.tls
+        } : {},
+        ...s.batchFrames ? {
+          protocols: [
+            BATCH_PROTOCOL
+          ]
         } : {}
       });
     } catch (err) {
@@ -943,17 +1037,24 @@ var Connection = class {
       this.#attempt = 0;
       if (this.#lastError) console.info(`[engine-sdk] Connected to ${s.url}`);
       this.#lastError = "";
+      this.#batcher = ws.protocol === BATCH_PROTOCOL ? new FrameBatcher((text) => ws.readyState === "open" && ws.send(text)) : void 0;
       this.#startHeartbeat();
       this.#events.open();
     };
     ws.onmessage = (data) => {
       this.#lastInbound = Date.now();
-      this.#events.message(typeof data === "string" ? data : utf8.decode(data));
+      const text = typeof data === "string" ? data : utf8.decode(data);
+      if (ws.protocol !== BATCH_PROTOCOL) return this.#events.message(text);
+      for (const frame of splitBatch(text)) this.#events.message(frame);
     };
     ws.onping = ws.onpong = () => this.#lastInbound = Date.now();
     ws.onerror = (err) => this.#report(err);
     ws.onclose = (event) => {
-      if (this.#ws === ws) this.#ws = void 0;
+      if (this.#ws === ws) {
+        this.#ws = void 0;
+        this.#batcher?.clear();
+        this.#batcher = void 0;
+      }
       this.#stopHeartbeat();
       if (opened && !this.#stopped) {
         const why = event.reason ? `: ${event.reason}` : "";
@@ -2134,7 +2235,8 @@ function workerSettings(url, options) {
       idleTimeoutMs: options.idleTimeoutMs ?? 6e4,
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 1e4,
       maxMessageSize: options.maxMessageSize ?? 64 * 1024 * 1024,
-      tls: options.tls
+      tls: options.tls,
+      batchFrames: options.batchFrames ?? true
     }
   };
 }

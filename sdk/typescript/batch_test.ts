@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { BATCH_BYTES, FrameBatcher, lineSafe, offersProtocol, splitBatch } from "./batch.ts";
+
+Deno.test("offersProtocol() matches a listed name exactly", () => {
+  const cases: [string | null, boolean][] = [
+    ["engine.batch.v1", true],
+    ["chat, engine.batch.v1", true],
+    ["chat,engine.batch.v1 ", true],
+    ["ENGINE.BATCH.V1", false],
+    ["engine.batch.v2", false],
+    ["", false],
+    [null, false],
+  ];
+  for (const [header, offered] of cases) {
+    assert.equal(offersProtocol(header, "engine.batch.v1"), offered, String(header));
+  }
+});
+
+Deno.test("lineSafe() turns JSON's whitespace line feeds into spaces and keeps its meaning", () => {
+  const pretty = JSON.stringify({ a: [1, { b: "x\ny" }], c: null }, null, 2);
+  const safe = lineSafe(pretty);
+  assert.ok(!safe.includes("\n"));
+  assert.deepEqual(JSON.parse(safe), JSON.parse(pretty));
+  const plain = '{"a":1}';
+  assert.equal(lineSafe(plain), plain);
+});
+
+Deno.test("splitBatch() returns the frames of a message in order and skips empty lines", () => {
+  assert.deepEqual(splitBatch('{"a":1}'), ['{"a":1}']);
+  assert.deepEqual(splitBatch('{"a":1}\n{"b":2}\n'), ['{"a":1}', '{"b":2}']);
+  assert.deepEqual(splitBatch('\n{"a":1}\n\n{"b":2}'), ['{"a":1}', '{"b":2}']);
+  assert.deepEqual(splitBatch(""), []);
+});
+
+Deno.test("FrameBatcher sends the frames of one turn together, within BATCH_BYTES a message", async () => {
+  const sent: string[] = [];
+  const batcher = new FrameBatcher((text) => sent.push(text));
+  batcher.push("a");
+  batcher.push('{"x":\n1}');
+  assert.equal(sent.length, 0, "nothing before the turn ends");
+  assert.equal(batcher.pendingUnits, 1 + 8);
+  await Promise.resolve();
+  assert.deepEqual(sent, ['a\n{"x": 1}']);
+  assert.equal(batcher.pendingUnits, 0);
+
+  // Frames up to the limit share a message; a large one travels alone.
+  sent.length = 0;
+  const half = "h".repeat(BATCH_BYTES / 2 - 1);
+  const big = "b".repeat(BATCH_BYTES + 10);
+  for (const text of [half, half, half, big, "s1", "s2"]) batcher.push(text);
+  await Promise.resolve();
+  assert.deepEqual(sent.map((m) => m.split("\n").map((f) => f.charAt(0) + f.length)), [
+    [`h${half.length}`, `h${half.length}`],
+    [`h${half.length}`],
+    [`b${big.length}`],
+    ["s2", "s2"],
+  ]);
+  for (const message of sent) {
+    assert.ok(
+      message.length <= BATCH_BYTES || !message.includes("\n"),
+      "over the limit only alone",
+    );
+  }
+});
+
+Deno.test("FrameBatcher.flush() sends at once (before a close) and clear() drops the queue", async () => {
+  const sent: string[] = [];
+  const batcher = new FrameBatcher((text) => sent.push(text));
+  batcher.push("a");
+  batcher.flush();
+  assert.deepEqual(sent, ["a"]);
+  batcher.push("b");
+  batcher.clear();
+  await Promise.resolve();
+  assert.deepEqual(sent, ["a"]);
+});
