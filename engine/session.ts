@@ -16,6 +16,8 @@ import { enqueue } from "./enqueue.ts";
 import { memberText } from "./protocol/member_text.ts";
 import { invokeFrameText, type InvokeText, resultFrameText } from "./protocol/frame_text.ts";
 import { type EngineSocket, SocketState } from "./transport/socket.ts";
+import { framePacer } from "./transport/pacer.ts";
+import { FrameBatcher, splitBatch } from "../sdk/typescript/batch.ts";
 
 /** How long a provider may take to answer a `registertrigger`. */
 const PROVIDER_ANSWER_MS = 10_000;
@@ -29,7 +31,14 @@ export interface SessionOptions {
   remoteAddress?: string;
   /** Telemetry frames (`OTLP`/`LOGS`/`MTRC` + JSON) from this worker. */
   onTelemetry?: (conn: WorkerConn, kind: string, json: string) => void;
+  /** The socket speaks `engine.batch.v1`: a text message holds frames separated by line feeds. */
+  batch?: boolean;
 }
+
+/** The end of the connection, queued behind its last frames. */
+const CLOSED = Symbol("closed");
+
+type Inbound = string | ArrayBuffer | Blob | Uint8Array | typeof CLOSED;
 
 export class WebSocketSession implements Peer {
   readonly kind = "websocket" as const;
@@ -40,11 +49,13 @@ export class WebSocketSession implements Peer {
   #answers = new Map<string, (refusal: ErrorBody | undefined) => void>();
   #decoder = new TextDecoder();
   #encoder = new TextEncoder();
+  #batcher: FrameBatcher | undefined;
 
   constructor(engine: Engine, socket: EngineSocket, options: SessionOptions) {
     this.#engine = engine;
     this.#socket = socket;
     this.#options = options;
+    if (options.batch) this.#batcher = new FrameBatcher((text) => this.#write(text));
     this.conn = engine.connect(
       this,
       options.remoteAddress ? { remoteAddress: options.remoteAddress } : {},
@@ -60,21 +71,37 @@ export class WebSocketSession implements Peer {
     });
   }
 
+  /** The socket has closed; takes effect after the frames received before it. */
   closed(): void {
+    framePacer.submit(this.#take, CLOSED);
+  }
+
+  #closed(): void {
+    this.#batcher?.clear();
     for (const answer of this.#answers.values()) answer(undefined);
     this.#answers.clear();
     this.#engine.disconnect(this.conn.id);
   }
 
   get backlog(): number {
-    return this.#socket.bufferedAmount;
+    return this.#socket.bufferedAmount + (this.#batcher?.pendingUnits ?? 0);
   }
 
   get overloaded(): boolean {
-    return this.#socket.bufferedAmount > this.#options.maxBacklogBytes;
+    return this.backlog > this.#options.maxBacklogBytes;
   }
 
+  /** One message from the socket: handed on, frame by frame, through the engine's pacer. */
   receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
+    if (this.#batcher !== undefined && typeof data === "string" && data.includes("\n")) {
+      for (const frame of splitBatch(data)) framePacer.submit(this.#take, frame);
+      return;
+    }
+    framePacer.submit(this.#take, data);
+  }
+
+  #take = (data: Inbound): void => {
+    if (data === CLOSED) return this.#closed();
     const limit = this.#options.maxFrameBytes;
     let text: string;
     if (typeof data === "string") {
@@ -98,7 +125,7 @@ export class WebSocketSession implements Peer {
       return;
     }
     this.#handle(parsed.frame, text);
-  }
+  };
 
   /** Ends the call a refused frame belongs to with the refusal, instead of leaving it to time out. */
   #refusedCall(call: RefusedCall, code: string, message: string): void {
@@ -358,6 +385,7 @@ export class WebSocketSession implements Peer {
   }
 
   close(code: number, reason: string): void {
+    this.#batcher?.flush();
     try {
       this.#socket.close(code, reason.slice(0, 120));
     } catch { /* already closed */ }
@@ -365,11 +393,20 @@ export class WebSocketSession implements Peer {
 
   #send(frame: OutboundFrame): void {
     if (this.#socket.readyState !== SocketState.Open) return;
-    this.#socket.send(JSON.stringify(frame));
+    this.#out(JSON.stringify(frame));
   }
 
   #sendText(text: string): void {
     if (this.#socket.readyState !== SocketState.Open) return;
-    this.#socket.send(text);
+    this.#out(text);
+  }
+
+  #out(text: string): void {
+    if (this.#batcher !== undefined) this.#batcher.push(text);
+    else this.#socket.send(text);
+  }
+
+  #write(text: string): void {
+    if (this.#socket.readyState === SocketState.Open) this.#socket.send(text);
   }
 }

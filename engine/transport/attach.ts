@@ -10,13 +10,15 @@ import type { EngineSocket } from "./socket.ts";
 
 const decoder = new TextDecoder();
 
-/** A session for a worker connected on `socket`. */
+/** A session for a worker connected on `socket`; `batch`: it chose the `engine.batch.v1` subprotocol. */
 export function openSession(
   socket: EngineSocket,
   remoteAddress: string,
   options: ServerOptions,
+  batch: boolean,
 ): WebSocketSession {
   return new WebSocketSession(options.engine, socket, {
+    batch,
     log: options.log,
     maxFrameBytes: options.maxFrameBytes,
     maxBacklogBytes: options.maxBacklogBytes,

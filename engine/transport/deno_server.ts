@@ -16,6 +16,7 @@ import {
 } from "./options.ts";
 import { describeAcceptError, serveLasting } from "./lasting_serve.ts";
 import { routeRequest } from "./route.ts";
+import { BATCH_PROTOCOL, offersProtocol } from "../../sdk/typescript/batch.ts";
 
 export function serveDeno(options: ServerOptions): Promise<EngineServer> {
   const sessions = new Set<WebSocketSession>();
@@ -52,7 +53,13 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
       socket.addEventListener("close", () => extra.delete(socket));
       return response;
     }
-    const { socket, response } = Deno.upgradeWebSocket(req, { idleTimeout: IDLE_TIMEOUT_S });
+    // Only a worker's socket batches frames; `/otel` carries binary telemetry.
+    const batch = route.path !== "/otel" &&
+      offersProtocol(req.headers.get("sec-websocket-protocol"), BATCH_PROTOCOL);
+    const { socket, response } = Deno.upgradeWebSocket(req, {
+      idleTimeout: IDLE_TIMEOUT_S,
+      ...(batch ? { protocol: BATCH_PROTOCOL } : {}),
+    });
     socket.binaryType = "arraybuffer";
     if (route.path === "/otel") {
       extra.add(socket);
@@ -62,7 +69,7 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
       socket.onclose = () => extra.delete(socket);
       return response;
     }
-    const session = openSession(socket, remoteAddress, options);
+    const session = openSession(socket, remoteAddress, options, batch);
     sessions.add(session);
     socket.onopen = () => session.opened();
     socket.onmessage = (e) => session.receive(e.data);

@@ -57,8 +57,11 @@ export function checkUpgrade(req: UpgradeRequest): UpgradeCheck {
   return { ok: true, key };
 }
 
-/** Accepts `head` (already routed to a WebSocket endpoint) or says why not. */
-export function acceptUpgrade(head: RequestHead): Handshake {
+/**
+ * Accepts `head` (already routed to a WebSocket endpoint) or says why not;
+ * `protocol`: the subprotocol chosen from those the request offers.
+ */
+export function acceptUpgrade(head: RequestHead, protocol?: string): Handshake {
   const check = checkUpgrade({
     method: head.method,
     version: head.version,
@@ -69,7 +72,8 @@ export function acceptUpgrade(head: RequestHead): Handshake {
     ok: true,
     response: encoder.encode(
       "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-        `Sec-WebSocket-Accept: ${acceptFor(check.key)}\r\n\r\n`,
+        `Sec-WebSocket-Accept: ${acceptFor(check.key)}\r\n` +
+        (protocol === undefined ? "" : `Sec-WebSocket-Protocol: ${protocol}\r\n`) + "\r\n",
     ),
   };
 }

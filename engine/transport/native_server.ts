@@ -7,6 +7,7 @@
  */
 import type { WebSocketSession } from "../session.ts";
 import { acceptLoop } from "./accept_loop.ts";
+import { BATCH_PROTOCOL, offersProtocol } from "../../sdk/typescript/batch.ts";
 import { openSession, receiveTelemetry } from "./attach.ts";
 import { claimChannel, serveNativeChannel } from "./channel_attach.ts";
 import { acceptUpgrade, hasToken } from "./handshake.ts";
@@ -73,7 +74,10 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     if (route.kind === "reply") {
       return await reply(conn, route.status, route.body, route.headers, request.method === "HEAD");
     }
-    const handshake = acceptUpgrade(request);
+    // Only a worker's socket batches frames (not `/otel` nor a channel).
+    const batch = route.kind !== "channel" && route.path !== "/otel" &&
+      offersProtocol(request.headers.get("sec-websocket-protocol"), BATCH_PROTOCOL);
+    const handshake = acceptUpgrade(request, batch ? BATCH_PROTOCOL : undefined);
     if (!handshake.ok) {
       const body = { error: { code: "BAD_REQUEST", message: handshake.message } };
       return await reply(conn, handshake.status, body, handshake.headers);
@@ -108,7 +112,7 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
       }
       return;
     }
-    const session = openSession(socket, remoteAddress, options);
+    const session = openSession(socket, remoteAddress, options, batch);
     socket.onText = (text) => session.receive(text);
     socket.onBinary = (bytes) => session.receive(bytes);
     sessions.add(session);
