@@ -1,7 +1,10 @@
 /** A worker registering `bench::echo` (returns its payload): prints `ready`. */
 import { registerWorker } from "../sdk/typescript/mod.ts";
 
-const worker = registerWorker(Deno.env.get("ENGINE_URL"), { worker_name: "bench-echo" });
+const worker = registerWorker(Deno.env.get("ENGINE_URL"), {
+  worker_name: "bench-echo",
+  batchFrames: Deno.env.get("BENCH_BATCH") !== "0",
+});
 worker.registerFunction("bench::echo", (payload: unknown) => payload);
 const routes = Number(Deno.env.get("BENCH_ROUTES") ?? "0");
 const offset = Number(Deno.env.get("BENCH_ROUTE_OFFSET") ?? "0");

@@ -69,7 +69,10 @@ async function engineCaller(
   target: string,
   fn: string,
 ): Promise<{ call: Call; close: () => Promise<void> }> {
-  const worker = registerWorker(target, { worker_name: "bench-client" });
+  const worker = registerWorker(target, {
+    worker_name: "bench-client",
+    batchFrames: Deno.env.get("BENCH_BATCH") !== "0",
+  });
   await worker.ready();
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
