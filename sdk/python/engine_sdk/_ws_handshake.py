@@ -6,12 +6,15 @@ import asyncio
 import base64
 import hashlib
 import os
+import re
 from dataclasses import dataclass
+from typing import Sequence
 from urllib.parse import urlsplit
 
 _GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _MAX_HEADER_BYTES = 64 * 1024
 _MAX_REFUSAL_BYTES = 8 * 1024
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
 class HandshakeError(Exception):
@@ -69,8 +72,13 @@ def accept_for(key: str) -> str:
     return base64.b64encode(digest).decode("ascii")
 
 
-def build_request(target: Target, key: str, headers: dict[str, str]) -> bytes:
-    """The upgrade request; ``headers`` are added after the standard ones."""
+def build_request(target: Target, key: str, headers: dict[str, str], protocols: Sequence[str] = ()) -> bytes:
+    """The upgrade request; ``headers`` are added after the standard ones, and ``protocols`` (the
+    subprotocols offered, most preferred first) as ``Sec-WebSocket-Protocol``.
+
+    Raises ``ValueError`` for a subprotocol name that is not an HTTP token, or a
+    ``Sec-WebSocket-Protocol`` header in ``headers`` (offer subprotocols with ``protocols``).
+    """
     lines = [
         f"GET {target.resource} HTTP/1.1",
         f"Host: {target.host_header}",
@@ -79,11 +87,19 @@ def build_request(target: Target, key: str, headers: dict[str, str]) -> bytes:
         f"Sec-WebSocket-Key: {key}",
         "Sec-WebSocket-Version: 13",
     ]
+    for protocol in protocols:
+        if not isinstance(protocol, str) or not _TOKEN.fullmatch(protocol):
+            raise ValueError(f'Invalid subprotocol name "{protocol}": expected an HTTP token')
+    if protocols:
+        lines.append(f"Sec-WebSocket-Protocol: {', '.join(protocols)}")
+    standard = len(lines)
     for name, value in headers.items():
+        if name.strip().lower() == "sec-websocket-protocol":
+            raise ValueError(f'Invalid header "{name}": set by the WebSocket client from the subprotocols offered')
         if "\r" in name or "\n" in name or "\r" in str(value) or "\n" in str(value):
             raise ValueError(f'Invalid header "{name}": line breaks are not allowed')
         lines.append(f"{name}: {value}")
-    for line in lines[6:]:
+    for line in lines[standard:]:
         try:
             line.encode("latin-1")
         except UnicodeEncodeError:
@@ -93,8 +109,10 @@ def build_request(target: Target, key: str, headers: dict[str, str]) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-async def read_response(reader: asyncio.StreamReader, url: str, key: str) -> None:
-    """Reads the server's answer and checks it; raises :class:`HandshakeError` on refusal."""
+async def read_response(reader: asyncio.StreamReader, url: str, key: str, protocols: Sequence[str] = ()) -> str:
+    """Reads the server's answer and checks it; returns the subprotocol the server chose (``""``
+    for none). Raises :class:`HandshakeError` on refusal, and when the server chose a subprotocol
+    that is not one of ``protocols``."""
     try:
         raw = await reader.readuntil(b"\r\n\r\n")
     except asyncio.IncompleteReadError:
@@ -125,6 +143,13 @@ async def read_response(reader: asyncio.StreamReader, url: str, key: str) -> Non
         raise HandshakeError(f'WebSocket upgrade to "{url}" failed: wrong Sec-WebSocket-Accept', status)
     if headers.get("sec-websocket-extensions"):
         raise HandshakeError(f'WebSocket upgrade to "{url}" failed: the server chose an extension not offered', status)
+    chosen = headers.get("sec-websocket-protocol", "")
+    if chosen and chosen not in protocols:
+        raise HandshakeError(
+            f'WebSocket upgrade to "{url}" failed: the server chose a subprotocol that was not offered: "{chosen}"',
+            status,
+        )
+    return chosen
 
 
 async def _refusal_body(reader: asyncio.StreamReader, length: str) -> bytes:

@@ -3,7 +3,8 @@
 It does what a worker needs and no more: the opening handshake with extra
 headers, masked client frames, 7/16/64-bit lengths, fragmented messages,
 automatic pongs, the close handshake, ``TCP_NODELAY``, and ``wss:`` through
-:mod:`ssl`. No extensions and no subprotocols.
+:mod:`ssl`. No extensions; subprotocols are offered with ``protocols`` and
+the server's choice is :attr:`WebSocket.protocol`.
 
 Example::
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from typing import Mapping, NoReturn
+from typing import Mapping, NoReturn, Sequence
 
 from ._ws_frame import (
     OP_BINARY,
@@ -56,14 +57,20 @@ async def connect(
     headers: Mapping[str, str] | None = None,
     ssl_context: ssl.SSLContext | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    protocols: Sequence[str] = (),
 ) -> WebSocket:
-    """Opens a WebSocket to ``url`` (``ws://`` or ``wss://``).
+    """Opens a WebSocket to ``url`` (``ws://`` or ``wss://``), offering the subprotocols
+    ``protocols`` (most preferred first; the server's choice is :attr:`WebSocket.protocol`).
 
-    Raises ``OSError`` when the TCP connection fails and :class:`HandshakeError`
-    when the server refuses the upgrade. Wrap it in ``asyncio.wait_for`` for a
-    deadline.
+    Raises ``OSError`` when the TCP connection fails, :class:`HandshakeError`
+    when the server refuses the upgrade or chooses a subprotocol that was not
+    offered, and ``ValueError`` for a bad header or subprotocol name. Wrap it in
+    ``asyncio.wait_for`` for a deadline.
     """
+    offered = (protocols,) if isinstance(protocols, str) else tuple(protocols)
     target = parse_url(url)
+    key = new_key()
+    request = build_request(target, key, dict(headers or {}), offered)
     context = None
     if target.secure:
         context = ssl_context or ssl.create_default_context()
@@ -77,13 +84,12 @@ async def connect(
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        key = new_key()
-        writer.write(build_request(target, key, dict(headers or {})))
-        await read_response(reader, url, key)
+        writer.write(request)
+        chosen = await read_response(reader, url, key, offered)
     except BaseException:
         writer.transport.abort()
         raise
-    return WebSocket(reader, writer, max_message_bytes)
+    return WebSocket(reader, writer, max_message_bytes, chosen)
 
 
 class WebSocket:
@@ -98,7 +104,10 @@ class WebSocket:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        protocol: str = "",
     ) -> None:
+        self.protocol = protocol
+        """The subprotocol the server chose (``""`` when none)."""
         self._reader = reader
         self._writer = writer
         self._max = max_message_bytes

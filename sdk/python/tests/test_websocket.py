@@ -187,6 +187,48 @@ class WebSocketClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(caught.exception.status, 401)
         self.assertIn("HTTP 401", str(caught.exception))
 
+    async def test_offers_subprotocols_reports_the_choice_and_refuses_one_not_offered(self) -> None:
+        offered: list[str | None] = []
+
+        def choose(answer: str | None) -> object:
+            def pick(header: str | None) -> str | None:
+                offered.append(header)
+                return answer
+
+            return pick
+
+        cases: list[tuple[tuple[str, ...], str | None, str | None]] = [
+            # (offered, the server's answer, the protocol reported, or None for a handshake error)
+            (("a", "b"), "b", "b"),
+            (("a",), None, ""),
+            (("a",), "c", None),
+            ((), "c", None),
+            ((), None, ""),
+        ]
+        for protocols, answer, reported in cases:
+            with self.subTest(protocols=protocols, answer=answer):
+                fixture = ServerFixture(choose=choose(answer))
+                url = await fixture.start()
+                self.addAsyncCleanup(fixture.close)
+                if reported is None:
+                    message = f'the server chose a subprotocol that was not offered: "{answer}"'
+                    with self.assertRaisesRegex(HandshakeError, message):
+                        await connect(url, protocols=protocols)
+                else:
+                    ws = await connect(url, protocols=protocols)
+                    self.addAsyncCleanup(self._abort, ws)
+                    self.assertEqual(ws.protocol, reported)
+                self.assertEqual(offered.pop(), ", ".join(protocols) if protocols else None)
+
+    async def test_refuses_a_bad_subprotocol_name_and_a_protocol_header(self) -> None:
+        fixture = ServerFixture()
+        url = await fixture.start()
+        self.addAsyncCleanup(fixture.close)
+        with self.assertRaisesRegex(ValueError, 'Invalid subprotocol name "a b": expected an HTTP token'):
+            await connect(url, protocols=["a b"])
+        with self.assertRaisesRegex(ValueError, 'Invalid header "Sec-WebSocket-Protocol": set by the WebSocket client'):
+            await connect(url, headers={"Sec-WebSocket-Protocol": "a"})
+
     async def test_rejects_a_non_websocket_url(self) -> None:
         with self.assertRaisesRegex(ValueError, 'Invalid engine URL "http://x": expected a ws:// or wss:// URL'):
             await connect("http://x")

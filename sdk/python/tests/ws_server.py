@@ -34,6 +34,8 @@ class ServerConn:
     pongs: list[bytes] = field(default_factory=list)
     unmasked_frames: int = 0
     on_ping: Callable[[bytes], None] | None = None
+    protocol: str = ""
+    """The subprotocol the upgrade answer named ("" for none)."""
 
     async def recv_frame(self) -> tuple[bool, int, bytes]:
         head = await self.reader.readexactly(2)
@@ -120,8 +122,11 @@ async def accept(
     *,
     refuse_status: int | None = None,
     bad_accept: bool = False,
+    choose: Callable[[str | None], str | None] | None = None,
 ) -> ServerConn | None:
-    """Answers the upgrade; returns None (after answering) when told to refuse."""
+    """Answers the upgrade; returns None (after answering) when told to refuse. ``choose`` gets
+    the ``Sec-WebSocket-Protocol`` header offered (``None`` when absent) and returns the
+    subprotocol to answer with (``None`` for none), offered or not."""
     request = await read_request(reader)
     if refuse_status is not None:
         writer.write(f"HTTP/1.1 {refuse_status} Refused\r\nContent-Length: 0\r\n\r\n".encode())
@@ -132,10 +137,12 @@ async def accept(
     assert request.headers["upgrade"].lower() == "websocket"
     assert request.headers["sec-websocket-version"] == "13"
     accept_header = "d3Jvbmc=" if bad_accept else accept_value(key)
+    chosen = choose(request.headers.get("sec-websocket-protocol")) if choose is not None else None
+    protocol_header = f"Sec-WebSocket-Protocol: {chosen}\r\n" if chosen else ""
     writer.write(
         (
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Accept: {accept_header}\r\n\r\n"
+            f"Sec-WebSocket-Accept: {accept_header}\r\n{protocol_header}\r\n"
         ).encode()
     )
-    return ServerConn(reader, writer, request)
+    return ServerConn(reader, writer, request, protocol=chosen or "")
