@@ -6,26 +6,27 @@ import py1 from "../../../sdk/python/engine_sdk/_signals.py" with { type: "text"
 import py2 from "../../../sdk/python/engine_sdk/_version.py" with { type: "text" };
 import py3 from "../../../sdk/python/engine_sdk/_ws_frame.py" with { type: "text" };
 import py4 from "../../../sdk/python/engine_sdk/_ws_handshake.py" with { type: "text" };
-import py5 from "../../../sdk/python/engine_sdk/calls.py" with { type: "text" };
-import py6 from "../../../sdk/python/engine_sdk/channel_end.py" with { type: "text" };
-import py7 from "../../../sdk/python/engine_sdk/channel_refs.py" with { type: "text" };
-import py8 from "../../../sdk/python/engine_sdk/channels.py" with { type: "text" };
-import py9 from "../../../sdk/python/engine_sdk/connection.py" with { type: "text" };
-import py10 from "../../../sdk/python/engine_sdk/context.py" with { type: "text" };
-import py11 from "../../../sdk/python/engine_sdk/dispatch.py" with { type: "text" };
-import py12 from "../../../sdk/python/engine_sdk/errors.py" with { type: "text" };
-import py13 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" };
-import py14 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
-import py15 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "text" };
-import py16 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
-import py17 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
-import py18 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
-import py19 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
-import py20 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
-import py21 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
-import py22 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
-import py23 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
-import py24 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
+import py5 from "../../../sdk/python/engine_sdk/batch.py" with { type: "text" };
+import py6 from "../../../sdk/python/engine_sdk/calls.py" with { type: "text" };
+import py7 from "../../../sdk/python/engine_sdk/channel_end.py" with { type: "text" };
+import py8 from "../../../sdk/python/engine_sdk/channel_refs.py" with { type: "text" };
+import py9 from "../../../sdk/python/engine_sdk/channels.py" with { type: "text" };
+import py10 from "../../../sdk/python/engine_sdk/connection.py" with { type: "text" };
+import py11 from "../../../sdk/python/engine_sdk/context.py" with { type: "text" };
+import py12 from "../../../sdk/python/engine_sdk/dispatch.py" with { type: "text" };
+import py13 from "../../../sdk/python/engine_sdk/errors.py" with { type: "text" };
+import py14 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" };
+import py15 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
+import py16 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "text" };
+import py17 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
+import py18 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
+import py19 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
+import py20 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
+import py21 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
+import py22 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
+import py23 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
+import py24 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
+import py25 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
 
 /** The Python SDK's files by name, written to `<worker>/engine_sdk/<name>`. */
 export const PYTHON_SDK: Readonly<Record<string, string>> = {
@@ -34,24 +35,25 @@ export const PYTHON_SDK: Readonly<Record<string, string>> = {
   "_version.py": py2,
   "_ws_frame.py": py3,
   "_ws_handshake.py": py4,
-  "calls.py": py5,
-  "channel_end.py": py6,
-  "channel_refs.py": py7,
-  "channels.py": py8,
-  "connection.py": py9,
-  "context.py": py10,
-  "dispatch.py": py11,
-  "errors.py": py12,
-  "frames.py": py13,
-  "handler_pool.py": py14,
-  "http_stream.py": py15,
-  "ids.py": py16,
-  "logger.py": py17,
-  "metadata.py": py18,
-  "options.py": py19,
-  "providers.py": py20,
-  "registry.py": py21,
-  "session.py": py22,
-  "websocket.py": py23,
-  "worker.py": py24,
+  "batch.py": py5,
+  "calls.py": py6,
+  "channel_end.py": py7,
+  "channel_refs.py": py8,
+  "channels.py": py9,
+  "connection.py": py10,
+  "context.py": py11,
+  "dispatch.py": py12,
+  "errors.py": py13,
+  "frames.py": py14,
+  "handler_pool.py": py15,
+  "http_stream.py": py16,
+  "ids.py": py17,
+  "logger.py": py18,
+  "metadata.py": py19,
+  "options.py": py20,
+  "providers.py": py21,
+  "registry.py": py22,
+  "session.py": py23,
+  "websocket.py": py24,
+  "worker.py": py25,
 };

@@ -1,5 +1,6 @@
 """The worker's control connection: one WebSocket at a time, reopened with
-backoff whenever it drops, with a ping heartbeat and an idle deadline.
+backoff whenever it drops, with a ping heartbeat and an idle deadline. It
+offers ``engine.batch.v1`` (see :mod:`.batch`) unless told not to.
 
 Everything here runs on the worker's event loop.
 """
@@ -12,6 +13,7 @@ import logging
 from collections import deque
 from typing import Any, Callable
 
+from .batch import BATCH_PROTOCOL, FrameBatcher, split_batch
 from .options import InitOptions, backoff_delay_ms
 from .websocket import ConnectionClosed, HandshakeError, WebSocket, connect
 
@@ -36,7 +38,9 @@ class Connection:
 
     ``on_open`` runs synchronously right after each successful upgrade, so
     whatever it sends goes out before anything else. ``on_message`` gets each
-    inbound message decoded as JSON. ``on_close`` gets the close code and reason
+    inbound frame decoded as JSON (several per message once the engine chose
+    ``engine.batch.v1``, whose outbound frames then leave together once per
+    loop iteration). ``on_close`` gets the close code and reason
     of each connection that had opened, once it is gone.
     """
 
@@ -56,6 +60,8 @@ class Connection:
         self._on_message = on_message
         self._on_close = on_close
         self._ws: WebSocket | None = None
+        self._batcher: FrameBatcher | None = None
+        """Set while the open connection speaks ``engine.batch.v1``."""
         self._queue: deque[tuple[dict[str, Any], Callable[[], bool] | None]] = deque()
         self._stopping = False
         self._wake = asyncio.Event()
@@ -80,7 +86,8 @@ class Connection:
         queue: bool = False,
         wanted: Callable[[], bool] | None = None,
     ) -> bool:
-        """Sends ``frame`` now if the socket is open.
+        """Sends ``frame`` now if the socket is open (with ``engine.batch.v1``: at the end of this
+        loop iteration, with the other frames sent in it).
 
         When closed, the frame is dropped, or kept for the next open when
         ``queue`` is true (``wanted`` is asked again at flush time). Returns
@@ -90,7 +97,10 @@ class Connection:
         data = encode_frame(frame)
         if self.is_open:
             assert self._ws is not None
-            self._ws.send_utf8(data)
+            if self._batcher is not None:
+                self._batcher.push(data)
+            else:
+                self._ws.send_utf8(data)
             return True
         if queue:
             if len(self._queue) >= MAX_QUEUED_FRAMES:
@@ -112,6 +122,8 @@ class Connection:
         self._wake.set()
         ws = self._ws
         if ws is not None and ws.open:
+            if self._batcher is not None:
+                self._batcher.flush()
             await ws.close(1000, "", timeout)
         if self._task is not None and not self._task.done():
             # Mid-upgrade: let the attempt finish so _run can close it properly.
@@ -158,6 +170,7 @@ class Connection:
                     headers=self._headers,
                     ssl_context=self._options.ssl_context,
                     max_message_bytes=self._options.max_message_bytes,
+                    protocols=(BATCH_PROTOCOL,) if self._options.batch_frames else (),
                 ),
                 self._options.handshake_timeout_ms / 1000,
             )
@@ -171,6 +184,14 @@ class Connection:
 
     async def _serve(self, ws: WebSocket) -> None:
         self._ws = ws
+        batched = ws.protocol == BATCH_PROTOCOL
+        if batched:
+
+            def send(data: bytes) -> None:
+                if ws.open:
+                    ws.send_utf8(data)
+
+            self._batcher = FrameBatcher(send, asyncio.get_running_loop())
         self.connections += 1
         if self._last_error:
             # At the level of the failure it ends: whoever saw that warning sees this too.
@@ -185,7 +206,11 @@ class Connection:
                 log.exception("Error while replaying registrations")
             while True:
                 message = await ws.recv()
-                self._dispatch(message)
+                if batched:
+                    for frame in split_batch(message):
+                        self._dispatch(frame)
+                else:
+                    self._dispatch(message)
         except ConnectionClosed as closed:
             code, reason = closed.code, closed.reason
             if not self._stopping:
@@ -197,6 +222,9 @@ class Connection:
         finally:
             keepalive.cancel()
             self._ws = None
+            if self._batcher is not None:
+                self._batcher.clear()
+                self._batcher = None
             if ws.open:
                 ws.abort()
             try:

@@ -16,6 +16,9 @@ import ws_server
 
 WAIT = 5.0
 
+BATCH_PROTOCOL = "engine.batch.v1"
+"""Written out here rather than imported: the peer checks the SDK, it does not share its code."""
+
 
 class PeerConnection:
     """One worker connection as the engine sees it."""
@@ -30,7 +33,10 @@ class PeerConnection:
         self.reattach_token = f"tok-{index}"
         self.frames: queue.Queue[dict[str, Any]] = queue.Queue()
         self.texts: list[bytes] = []
-        """The undecoded bytes of every frame received, in order."""
+        """The undecoded bytes of every message received, in order (with ``batch``, a message may
+        hold several frames separated by line feeds)."""
+        self.batch = conn.protocol == BATCH_PROTOCOL
+        """Whether this connection chose ``engine.batch.v1``."""
         self.closed = threading.Event()
         self.close_code: int | None = None
         self.ping_count = 0
@@ -70,6 +76,11 @@ class PeerConnection:
         text = frame if isinstance(frame, str) else json.dumps(frame)
         self._engine.run(lambda: self.conn.send_text(text))
 
+    def send_batch(self, frames: list[dict[str, Any]]) -> None:
+        """Sends ``frames`` in one message, separated by line feeds (for a ``batch`` connection)."""
+        text = "\n".join(json.dumps(frame) for frame in frames)
+        self._engine.run(lambda: self.conn.send_text(text))
+
     def run(self, fn: Callable[[ws_server.ServerConn], Any]) -> None:
         """Runs ``fn(conn)`` on the peer's loop."""
         self._engine.run(lambda: fn(self.conn))
@@ -94,11 +105,17 @@ class ScriptedEngine:
         auto_pong: bool = True,
         refuse_status: int | None = None,
         listening: bool = True,
+        batch: bool = False,
+        protocol: str | None = None,
     ) -> None:
+        """``batch``: choose ``engine.batch.v1`` when a worker offers it; ``protocol``: answer every
+        upgrade with this subprotocol, offered or not."""
         self.send_registered = send_registered
         self._listening = listening
         self.auto_pong = auto_pong
         self.refuse_status = refuse_status
+        self._batch = batch
+        self._protocol = protocol
         self.connections: list[PeerConnection] = []
         self.attempts = 0
         # Every accepted socket, with its StreamWriter once it has one.
@@ -187,7 +204,7 @@ class ScriptedEngine:
         try:
             reader, writer = await asyncio.open_connection(sock=sock)
             writers.append(writer)
-            conn = await ws_server.accept(reader, writer, refuse_status=self.refuse_status)
+            conn = await ws_server.accept(reader, writer, refuse_status=self.refuse_status, choose=self._choose)
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             return
         if conn is None:
@@ -206,6 +223,12 @@ class ScriptedEngine:
             )
         await self._serve(peer)
 
+    def _choose(self, offered: str | None) -> str | None:
+        if self._protocol is not None:
+            return self._protocol
+        tokens = [token.strip() for token in (offered or "").split(",")]
+        return BATCH_PROTOCOL if self._batch and BATCH_PROTOCOL in tokens else None
+
     async def _serve(self, peer: PeerConnection) -> None:
         conn = peer.conn
         try:
@@ -217,7 +240,9 @@ class ScriptedEngine:
                     conn.writer.close()
                     break
                 peer.texts.append(data)
-                peer.frames.put(json.loads(data))
+                for line in data.split(b"\n") if peer.batch else [data]:
+                    if line:
+                        peer.frames.put(json.loads(line))
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             peer.close_code = 1006
         finally:
