@@ -10,67 +10,9 @@ import type { TransportName } from "../../engine/transport/select.ts";
 import { BATCH_PROTOCOL } from "../../sdk/typescript/batch.ts";
 import { registerWorker } from "../../sdk/typescript/mod.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
+import { BatchSocket } from "../support/batch_socket.ts";
 
 const TRANSPORTS: TransportName[] = ["deno", "native"];
-
-// deno-lint-ignore no-explicit-any
-type Frame = any;
-
-/** A worker socket that records every message as it came and the frames in it. */
-class BatchSocket {
-  readonly messages: string[] = [];
-  readonly frames: Frame[] = [];
-  #waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
-
-  private constructor(readonly socket: WebSocket) {
-    socket.onmessage = (e) => {
-      const text = String(e.data);
-      this.messages.push(text);
-      for (const line of text.split("\n")) {
-        const frame = JSON.parse(line);
-        this.frames.push(frame);
-        for (const w of [...this.#waiters]) {
-          if (w.match(frame)) {
-            this.#waiters.splice(this.#waiters.indexOf(w), 1);
-            w.resolve(frame);
-          }
-        }
-      }
-    };
-  }
-
-  static async open(url: string, protocols: string[]): Promise<BatchSocket> {
-    const socket = new WebSocket(url, protocols);
-    const s = new BatchSocket(socket);
-    await s.next((f) => f.type === "workerregistered");
-    return s;
-  }
-
-  /** The first frame (seen already or to come) that matches. */
-  next(match: (f: Frame) => boolean, what = String(match)): Promise<Frame> {
-    const seen = this.frames.find(match);
-    if (seen) return Promise.resolve(seen);
-    let timer: ReturnType<typeof setTimeout>;
-    return Promise.race([
-      new Promise<Frame>((resolve) => this.#waiters.push({ match, resolve })),
-      new Promise<never>((_, reject) =>
-        timer = setTimeout(() => reject(new Error(`No frame ${what} in 10 s`)), 10_000)
-      ),
-    ]).finally(() => clearTimeout(timer));
-  }
-
-  /** Sends `frames` as one message (their texts joined by line feeds). */
-  send(...frames: (Frame | string)[]): void {
-    this.socket.send(frames.map((f) => typeof f === "string" ? f : JSON.stringify(f)).join("\n"));
-  }
-
-  async close(): Promise<void> {
-    if (this.socket.readyState === WebSocket.CLOSED) return;
-    const closed = new Promise((resolve) => this.socket.addEventListener("close", resolve));
-    this.socket.close();
-    await closed;
-  }
-}
 
 const invoke = (id: string, data: unknown, fn = "t::echo") => ({
   type: "invokefunction",
