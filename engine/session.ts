@@ -91,7 +91,10 @@ export class WebSocketSession implements Peer {
     return this.backlog > this.#options.maxBacklogBytes;
   }
 
-  /** One message from the socket: handed on, frame by frame, through the engine's pacer. */
+  /**
+   * One message from the socket: handed on, frame by frame, through the engine's pacer. It may
+   * wait for a later turn: `data` must not change after this call (no view of a reused buffer).
+   */
   receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
     if (this.#batcher !== undefined && typeof data === "string" && data.includes("\n")) {
       for (const frame of splitBatch(data)) framePacer.submit(this.#take, frame);

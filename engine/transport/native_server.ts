@@ -114,7 +114,8 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     }
     const session = openSession(socket, remoteAddress, options, batch);
     socket.onText = (text) => session.receive(text);
-    socket.onBinary = (bytes) => session.receive(bytes);
+    // The reader's buffer is reused, and a frame may wait in the pacer for a later turn: a copy.
+    socket.onBinary = (bytes) => session.receive(bytes.slice());
     sessions.add(session);
     sockets.add(socket);
     try {

@@ -1,0 +1,48 @@
+/**
+ * The engine's frame pacer and `engine.batch.v1` against careless and hostile
+ * clients: frames that wait for a turn keep their bytes.
+ */
+import assert from "node:assert/strict";
+import { startEngine } from "../../engine/engine.ts";
+import type { TransportName } from "../../engine/transport/select.ts";
+import { BATCH_PROTOCOL } from "../../sdk/typescript/batch.ts";
+import { BatchSocket } from "../support/batch_socket.ts";
+
+const TRANSPORTS: TransportName[] = ["deno", "native"];
+
+const encoder = new TextEncoder();
+const listCall = (id: string) => ({
+  type: "invokefunction",
+  invocation_id: id,
+  function_id: "engine::functions::list",
+  data: {},
+});
+
+for (const transport of TRANSPORTS) {
+  Deno.test(`[${transport}] binary frames that wait behind others for a turn arrive intact`, async () => {
+    const engine = await startEngine({ port: 0, shutdownGraceMs: 0, transport });
+    let worker: BatchSocket | undefined;
+    try {
+      worker = await BatchSocket.open(engine.url, [BATCH_PROTOCOL]);
+      // Many frames ahead of the binary ones (blank lines: a turn each, and no answer): they
+      // wait for their turns while the messages after them are read (into the native server's
+      // buffer, which it reuses).
+      const ids = ["t::binary_a", "t::binary_b", "t::binary_c"];
+      for (const id of ids) {
+        worker.send(...Array(100_000).fill(" "));
+        worker.socket.send(encoder.encode(JSON.stringify({ type: "registerfunction", id })));
+      }
+      worker.send(...Array(100_000).fill(" "));
+      // Frames of one connection are handled in order: this list comes after all of them.
+      worker.send(listCall("last"));
+      const list = await worker.next((f) => f.invocation_id === "last", "the function list");
+      const have = list.result.functions.map((f: { function_id: string }) => f.function_id);
+      assert.deepEqual(ids.filter((id) => !have.includes(id)), [], "every function registered");
+      const errors = worker.frames.filter((f) => f.type === "error");
+      assert.deepEqual(errors, [], "no frame was refused");
+    } finally {
+      await worker?.close();
+      await engine.stop();
+    }
+  });
+}
