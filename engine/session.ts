@@ -50,6 +50,8 @@ export class WebSocketSession implements Peer {
   #decoder = new TextDecoder();
   #encoder = new TextEncoder();
   #batcher: FrameBatcher | undefined;
+  /** This connection's frames (and its end) on their way through the engine's pacer. */
+  #lane = framePacer.lane<Inbound>((data) => this.#take(data));
 
   constructor(engine: Engine, socket: EngineSocket, options: SessionOptions) {
     this.#engine = engine;
@@ -73,7 +75,7 @@ export class WebSocketSession implements Peer {
 
   /** The socket has closed; takes effect after the frames received before it. */
   closed(): void {
-    framePacer.submit(this.#take, CLOSED);
+    this.#lane.submit(CLOSED);
   }
 
   #closed(): void {
@@ -97,10 +99,10 @@ export class WebSocketSession implements Peer {
    */
   receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
     if (this.#batcher !== undefined && typeof data === "string" && data.includes("\n")) {
-      for (const frame of splitBatch(data)) framePacer.submit(this.#take, frame);
+      for (const frame of splitBatch(data)) this.#lane.submit(frame);
       return;
     }
-    framePacer.submit(this.#take, data);
+    this.#lane.submit(data);
   }
 
   #take = (data: Inbound): void => {

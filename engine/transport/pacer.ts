@@ -11,8 +11,11 @@
  * event loop turns (a `send()` queues a task), which a microtask does not let
  * happen: hence a macrotask, and the cheapest one.
  *
- * Order is kept: a frame that arrives while others wait queues behind them,
- * and so does the end of a connection.
+ * Each connection has its own {@linkcode FrameLane}. Order is kept within a
+ * lane: a frame that arrives while others of its lane wait queues behind them,
+ * and so does the end of a connection. Lanes take turns, a frame each: one
+ * connection that sends a hundred thousand frames at once does not hold up the
+ * frames of the others until all of its own are through.
  *
  * @module
  */
@@ -21,18 +24,64 @@ import { setImmediate } from "node:timers";
 /** Frames handed on before the event loop gets a turn. */
 export const FRAMES_PER_TURN = 8;
 
-/** Handed-on entries dropped from the front of the queue once this many have gone. */
+/** Handed-on entries dropped from the front of a queue once this many have gone. */
 const COMPACT_AT = 4096;
 
 /** Where one frame goes: a session's handler, given the frame as it came. */
 export type FrameSink<T> = (item: T) => void;
 
+/** One connection's frames on their way to its `sink`, in the order they came. */
+export class FrameLane<T> {
+  readonly #pacer: FramePacer;
+  readonly #sink: FrameSink<T>;
+  #items: (T | undefined)[] = [];
+  #head = 0;
+
+  constructor(pacer: FramePacer, sink: FrameSink<T>) {
+    this.#pacer = pacer;
+    this.#sink = sink;
+  }
+
+  /** Frames of this lane waiting for a turn. */
+  get waiting(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /** Hands `item` to the sink now, or after the frames of this lane already waiting. */
+  submit(item: T): void {
+    if (this.#head === this.#items.length && this.#pacer.take()) return this.#sink(item);
+    this.#items.push(item);
+    if (this.#items.length - this.#head === 1) this.#pacer.wait(this);
+  }
+
+  /** Takes the oldest waiting frame off the lane (there is one). */
+  shift(): T {
+    const at = this.#head++;
+    const item = this.#items[at] as T;
+    this.#items[at] = undefined;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head >= COMPACT_AT) {
+      // A lane that never empties under steady load would otherwise only grow.
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  /** Hands `item`, taken off the lane, to the sink. */
+  deliver(item: T): void {
+    this.#sink(item);
+  }
+}
+
 export class FramePacer {
   #perTurn: number;
   #budget: number;
+  /** Lanes with frames waiting, the next to go first; each appears once. */
   // deno-lint-ignore no-explicit-any
-  #sinks: FrameSink<any>[] = [];
-  #items: unknown[] = [];
+  #lanes: FrameLane<any>[] = [];
   #head = 0;
   #scheduled = false;
 
@@ -41,19 +90,29 @@ export class FramePacer {
     this.#budget = perTurn;
   }
 
-  /** Frames waiting for a turn. */
-  get waiting(): number {
-    return this.#items.length - this.#head;
+  /** A lane of frames for `sink` (one per connection). */
+  lane<T>(sink: FrameSink<T>): FrameLane<T> {
+    return new FrameLane(this, sink);
   }
 
-  /** Hands `item` to `sink` now, or after the frames already waiting. */
-  submit<T>(sink: FrameSink<T>, item: T): void {
-    if (this.#head === this.#items.length && this.#budget > 0) {
-      this.#budget--;
-      return sink(item);
-    }
-    this.#sinks.push(sink);
-    this.#items.push(item);
+  /** Frames waiting for a turn, in all lanes. */
+  get waiting(): number {
+    let n = 0;
+    for (let i = this.#head; i < this.#lanes.length; i++) n += this.#lanes[i]!.waiting;
+    return n;
+  }
+
+  /** Whether a frame may go on at once (nothing waits and this turn has budget left); takes it. */
+  take(): boolean {
+    if (this.#head !== this.#lanes.length || this.#budget === 0) return false;
+    this.#budget--;
+    return true;
+  }
+
+  /** `lane` has frames waiting (it had none). */
+  // deno-lint-ignore no-explicit-any
+  wait(lane: FrameLane<any>): void {
+    this.#lanes.push(lane);
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(this.#turn);
@@ -64,35 +123,34 @@ export class FramePacer {
     this.#scheduled = false;
     this.#budget = this.#perTurn;
     try {
-      while (this.#head < this.#items.length && this.#budget > 0) {
+      while (this.#head < this.#lanes.length && this.#budget > 0) {
         this.#budget--;
-        const at = this.#head++;
-        const sink = this.#sinks[at]!;
-        const item = this.#items[at];
-        this.#sinks[at] = noop;
-        this.#items[at] = undefined;
-        sink(item);
+        const lane = this.#lanes[this.#head]!;
+        const item = lane.shift();
+        // The lane leaves the ring, or goes to its back, before the frame is handed on (a sink
+        // may throw); a lane alone in the ring keeps its place.
+        if (lane.waiting === 0) this.#lanes[this.#head++] = undefined!;
+        else if (this.#lanes.length - this.#head > 1) {
+          this.#lanes[this.#head++] = undefined!;
+          this.#lanes.push(lane);
+        }
+        lane.deliver(item);
       }
     } finally {
-      if (this.#head < this.#items.length) {
+      if (this.#head < this.#lanes.length) {
         this.#scheduled = true;
         setImmediate(this.#turn);
         if (this.#head >= COMPACT_AT) {
-          // A queue that never empties under steady load would otherwise only grow.
-          this.#sinks = this.#sinks.slice(this.#head);
-          this.#items = this.#items.slice(this.#head);
+          this.#lanes = this.#lanes.slice(this.#head);
           this.#head = 0;
         }
       } else {
-        this.#sinks = [];
-        this.#items = [];
+        this.#lanes = [];
         this.#head = 0;
       }
     }
   };
 }
-
-function noop(): void {}
 
 /** The pacer of this process's engine sessions. */
 export const framePacer: FramePacer = new FramePacer();

@@ -10,12 +10,12 @@ async function turns(n: number): Promise<void> {
 Deno.test("FramePacer hands on a few frames per turn, in the order they came", async () => {
   const pacer = new FramePacer(3);
   const seen: string[] = [];
-  const sink = (item: string) => seen.push(item);
-  for (let i = 0; i < 8; i++) pacer.submit(sink, `a${i}`);
+  const lane = pacer.lane((item: string) => seen.push(item));
+  for (let i = 0; i < 8; i++) lane.submit(`a${i}`);
   assert.deepEqual(seen, ["a0", "a1", "a2"], "the first three at once");
   assert.equal(pacer.waiting, 5);
   // One arriving while others wait queues behind them, even with budget left later.
-  pacer.submit(sink, "b0");
+  lane.submit("b0");
   await turns(1);
   assert.deepEqual(seen, ["a0", "a1", "a2", "a3", "a4", "a5"]);
   await turns(2);
@@ -26,11 +26,11 @@ Deno.test("FramePacer hands on a few frames per turn, in the order they came", a
 Deno.test("FramePacer keeps each sink's items with their sink across turns", async () => {
   const pacer = new FramePacer(2);
   const seen: string[] = [];
-  const a = (item: number) => seen.push(`a${item}`);
-  const b = (item: number) => seen.push(`b${item}`);
+  const a = pacer.lane((item: number) => seen.push(`a${item}`));
+  const b = pacer.lane((item: number) => seen.push(`b${item}`));
   for (let i = 0; i < 3; i++) {
-    pacer.submit(a, i);
-    pacer.submit(b, i);
+    a.submit(i);
+    b.submit(i);
   }
   await turns(3);
   assert.deepEqual(seen, ["a0", "b0", "a1", "b1", "a2", "b2"]);
@@ -40,13 +40,13 @@ Deno.test("FramePacer goes on with the queue after a sink throws", async () => {
   const pacer = new FramePacer(1);
   const seen: number[] = [];
   const failures: unknown[] = [];
-  const sink = (item: number) => {
+  const lane = pacer.lane((item: number) => {
     seen.push(item);
     if (item === 1) throw new Error("boom");
-  };
-  pacer.submit(sink, 0);
-  pacer.submit(sink, 1);
-  pacer.submit(sink, 2);
+  });
+  lane.submit(0);
+  lane.submit(1);
+  lane.submit(2);
   // The throw surfaces as an uncaught error of that turn; catch it here to let the test go on.
   const onError = (e: ErrorEvent) => {
     failures.push(e.error);
@@ -60,4 +60,25 @@ Deno.test("FramePacer goes on with the queue after a sink throws", async () => {
   }
   assert.deepEqual(seen, [0, 1, 2]);
   assert.equal((failures[0] as Error | undefined)?.message, "boom");
+});
+
+Deno.test("FramePacer lets lanes take turns: a long queue does not hold up another lane", async () => {
+  const pacer = new FramePacer(2);
+  const seen: string[] = [];
+  const flood = pacer.lane((item: number) => seen.push(`f${item}`));
+  const quiet = pacer.lane((item: number) => seen.push(`q${item}`));
+  for (let i = 0; i < 100; i++) flood.submit(i);
+  quiet.submit(0);
+  quiet.submit(1);
+  assert.deepEqual(seen, ["f0", "f1"]);
+  assert.equal(pacer.waiting, 100);
+  await turns(2);
+  assert.deepEqual(seen, ["f0", "f1", "f2", "q0", "f3", "q1"]);
+  await turns(48);
+  assert.equal(seen.length, 102);
+  assert.deepEqual(
+    seen.filter((s) => s.startsWith("f")),
+    Array.from({ length: 100 }, (_, i) => `f${i}`),
+  );
+  assert.equal(pacer.waiting, 0);
 });

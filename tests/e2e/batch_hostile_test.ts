@@ -1,6 +1,7 @@
 /**
  * The engine's frame pacer and `engine.batch.v1` against careless and hostile
- * clients: frames that wait for a turn keep their bytes.
+ * clients: frames that wait for a turn keep their bytes, and one flooding
+ * connection does not hold up the others.
  */
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
@@ -11,6 +12,7 @@ import { BatchSocket } from "../support/batch_socket.ts";
 const TRANSPORTS: TransportName[] = ["deno", "native"];
 
 const encoder = new TextEncoder();
+const pings = (n: number) => Array.from({ length: n }, () => ({ type: "ping" }));
 const listCall = (id: string) => ({
   type: "invokefunction",
   invocation_id: id,
@@ -42,6 +44,35 @@ for (const transport of TRANSPORTS) {
       assert.deepEqual(errors, [], "no frame was refused");
     } finally {
       await worker?.close();
+      await engine.stop();
+    }
+  });
+
+  Deno.test(`[${transport}] a connection that floods the engine with frames does not hold up the others`, async () => {
+    const engine = await startEngine({ port: 0, shutdownGraceMs: 0, transport });
+    const sockets: BatchSocket[] = [];
+    try {
+      const flooder = await BatchSocket.open(engine.url, [BATCH_PROTOCOL]);
+      sockets.push(flooder);
+      const quiet = await BatchSocket.open(engine.url, [BATCH_PROTOCOL]);
+      sockets.push(quiet);
+      // A ping first: its pong says the flood has been read and the engine works through it.
+      // The flood's last frame registers a function: the list the quiet connection asks for
+      // says how far the engine had got with the flood when it handled the question.
+      flooder.send(
+        { type: "ping" },
+        ...pings(100_000),
+        { type: "registerfunction", id: "t::flood_done" },
+      );
+      await flooder.next((f) => f.type === "pong", "the first pong of the flood");
+      quiet.send(listCall("quiet"));
+      const list = await quiet.next((f) => f.invocation_id === "quiet", "the answer");
+      const have = list.result.functions.map((f: { function_id: string }) => f.function_id);
+      assert.ok(!have.includes("t::flood_done"), "answered before the whole flood was handled");
+      // workerregistered and 100001 pongs: the flood is through.
+      await flooder.next(() => flooder.frames.length === 100_002, "the rest of the flood");
+    } finally {
+      for (const s of sockets) await s.close();
       await engine.stop();
     }
   });
