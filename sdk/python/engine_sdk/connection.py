@@ -75,6 +75,12 @@ class Connection:
         """Whether a WebSocket is open right now."""
         return self._ws is not None and self._ws.open
 
+    @property
+    def protocol(self) -> str:
+        """The subprotocol the open WebSocket speaks (``"engine.batch.v1"`` once the engine chose
+        it); ``""`` when none, or when no WebSocket is open."""
+        return self._ws.protocol if self._ws is not None and self._ws.open else ""
+
     def start(self) -> None:
         """Starts connecting in the background."""
         self._task = asyncio.get_running_loop().create_task(self._run())

@@ -127,9 +127,11 @@ class BatchConnectionTest(unittest.IsolatedAsyncioTestCase):
         await asyncio.wait_for(self.opened.wait(), 5)
 
     async def test_frames_sent_just_before_stop_go_out_before_the_close(self) -> None:
+        self.assertEqual(self.conn.protocol, BATCH_PROTOCOL)
         for i in range(3):
             self.conn.send({"type": "ping", "n": i})
         await self.conn.stop()
+        self.assertEqual(self.conn.protocol, "")
         peer = await asyncio.to_thread(self.engine.wait_connection)
         self.assertEqual(await asyncio.to_thread(peer.wait_closed), 1000)
         self.assertEqual([frame["n"] for frame in frames_of(peer.texts[-1])], [0, 1, 2])
