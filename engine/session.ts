@@ -316,7 +316,7 @@ export class WebSocketSession implements Peer {
       // The worker is not reading: another replica takes the call, or it fails fast instead of
       // buffering without bound.
       if (this.#engine.reroute(call, this.conn.id)) return;
-      const queued = this.#socket.bufferedAmount;
+      const queued = this.backlog;
       queueMicrotask(() =>
         this.#engine.settle(call.invocationId, this.conn.id, {
           ok: false,

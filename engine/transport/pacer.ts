@@ -17,6 +17,12 @@
  * connection that sends a hundred thousand frames at once does not hold up the
  * frames of the others until all of its own are through.
  *
+ * A lane holds at most {@linkcode LANE_FRAMES} frames or {@linkcode LANE_UNITS}
+ * of text waiting; past that it hands its oldest on at once, as they come in.
+ * The socket is then read only as fast as its frames are handled (as it was
+ * before there was a pacer), so a client that floods the engine fills no
+ * memory beyond that.
+ *
  * @module
  */
 import { setImmediate } from "node:timers";
@@ -24,11 +30,24 @@ import { setImmediate } from "node:timers";
 /** Frames handed on before the event loop gets a turn. */
 export const FRAMES_PER_TURN = 8;
 
+/** Frames a lane holds waiting before it hands them on as they come. */
+export const LANE_FRAMES = 1024;
+/** Size (UTF-16 units of text, bytes of binary) a lane holds waiting before the same. */
+export const LANE_UNITS = 1024 * 1024;
+
 /** Handed-on entries dropped from the front of a queue once this many have gone. */
 const COMPACT_AT = 4096;
 
 /** Where one frame goes: a session's handler, given the frame as it came. */
 export type FrameSink<T> = (item: T) => void;
+
+/** The size of a frame as a lane counts it against {@linkcode LANE_UNITS}. */
+export function frameUnits(item: unknown): number {
+  if (typeof item === "string") return item.length;
+  if (item instanceof Uint8Array) return item.length;
+  if (item instanceof ArrayBuffer) return item.byteLength;
+  return 0;
+}
 
 /** One connection's frames on their way to its `sink`, in the order they came. */
 export class FrameLane<T> {
@@ -36,6 +55,10 @@ export class FrameLane<T> {
   readonly #sink: FrameSink<T>;
   #items: (T | undefined)[] = [];
   #head = 0;
+  /** {@linkcode frameUnits} of the frames waiting. */
+  #units = 0;
+  /** Whether the pacer's ring holds this lane. */
+  queued = false;
 
   constructor(pacer: FramePacer, sink: FrameSink<T>) {
     this.#pacer = pacer;
@@ -51,7 +74,12 @@ export class FrameLane<T> {
   submit(item: T): void {
     if (this.#head === this.#items.length && this.#pacer.take()) return this.#sink(item);
     this.#items.push(item);
-    if (this.#items.length - this.#head === 1) this.#pacer.wait(this);
+    this.#units += frameUnits(item);
+    if (!this.queued) this.#pacer.wait(this);
+    // Over its bounds the lane keeps up with its socket: the oldest go on now.
+    while (this.waiting > LANE_FRAMES || (this.#units > LANE_UNITS && this.waiting > 0)) {
+      this.#sink(this.shift());
+    }
   }
 
   /** Takes the oldest waiting frame off the lane (there is one). */
@@ -59,6 +87,7 @@ export class FrameLane<T> {
     const at = this.#head++;
     const item = this.#items[at] as T;
     this.#items[at] = undefined;
+    this.#units -= frameUnits(item);
     if (this.#head === this.#items.length) {
       this.#items = [];
       this.#head = 0;
@@ -109,9 +138,10 @@ export class FramePacer {
     return true;
   }
 
-  /** `lane` has frames waiting (it had none). */
+  /** `lane` has frames waiting and is not in the ring yet. */
   // deno-lint-ignore no-explicit-any
   wait(lane: FrameLane<any>): void {
+    lane.queued = true;
     this.#lanes.push(lane);
     if (!this.#scheduled) {
       this.#scheduled = true;
@@ -124,13 +154,21 @@ export class FramePacer {
     this.#budget = this.#perTurn;
     try {
       while (this.#head < this.#lanes.length && this.#budget > 0) {
-        this.#budget--;
         const lane = this.#lanes[this.#head]!;
+        if (lane.waiting === 0) {
+          // Emptied past its bounds, as its frames came.
+          lane.queued = false;
+          this.#lanes[this.#head++] = undefined!;
+          continue;
+        }
+        this.#budget--;
         const item = lane.shift();
         // The lane leaves the ring, or goes to its back, before the frame is handed on (a sink
         // may throw); a lane alone in the ring keeps its place.
-        if (lane.waiting === 0) this.#lanes[this.#head++] = undefined!;
-        else if (this.#lanes.length - this.#head > 1) {
+        if (lane.waiting === 0) {
+          lane.queued = false;
+          this.#lanes[this.#head++] = undefined!;
+        } else if (this.#lanes.length - this.#head > 1) {
           this.#lanes[this.#head++] = undefined!;
           this.#lanes.push(lane);
         }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { setImmediate } from "node:timers";
-import { FramePacer } from "./pacer.ts";
+import { FramePacer, LANE_FRAMES, LANE_UNITS } from "./pacer.ts";
 
 /** Resolves after `n` turns of the event loop. */
 async function turns(n: number): Promise<void> {
@@ -80,5 +80,37 @@ Deno.test("FramePacer lets lanes take turns: a long queue does not hold up anoth
     seen.filter((s) => s.startsWith("f")),
     Array.from({ length: 100 }, (_, i) => `f${i}`),
   );
+  assert.equal(pacer.waiting, 0);
+});
+
+Deno.test("FramePacer: a lane past LANE_FRAMES or LANE_UNITS hands its oldest on as new ones come", async () => {
+  const pacer = new FramePacer(2);
+  const seen: number[] = [];
+  const lane = pacer.lane((item: number) => seen.push(item));
+  for (let i = 0; i < LANE_FRAMES + 76; i++) lane.submit(i);
+  // Two went on within the turn's budget, 74 more to stay within the bound, in order.
+  assert.deepEqual(seen, Array.from({ length: 76 }, (_, i) => i));
+  assert.equal(lane.waiting, LANE_FRAMES);
+  await turns(LANE_FRAMES / 2 + 1);
+  assert.equal(seen.length, LANE_FRAMES + 76);
+  assert.deepEqual(seen, Array.from({ length: LANE_FRAMES + 76 }, (_, i) => i));
+  assert.equal(pacer.waiting, 0);
+
+  const texts: string[] = [];
+  const big = pacer.lane((item: string) => texts.push(item));
+  const part = (c: string) => c.repeat(LANE_UNITS * 0.6);
+  await turns(1);
+  big.submit(part("a")); // within the turn's budget
+  big.submit(part("b"));
+  big.submit(part("c"));
+  big.submit(part("d"));
+  assert.deepEqual(texts.map((t) => t[0]), ["a", "b", "c"]);
+  assert.equal(big.waiting, 1);
+  // Emptied as its frames come, the lane leaves the ring and joins it again when one waits.
+  await turns(2);
+  assert.deepEqual(texts.map((t) => t[0]), ["a", "b", "c", "d"]);
+  big.submit(part("e"));
+  await turns(2);
+  assert.deepEqual(texts.map((t) => t[0]), ["a", "b", "c", "d", "e"]);
   assert.equal(pacer.waiting, 0);
 });
