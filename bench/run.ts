@@ -125,19 +125,27 @@ if (only.has("core") || only.has("state")) {
       [engine.child.pid, worker.child.pid],
     );
     const routed = routedRun.result;
-    // The same call through the opt-in native transport, in the same run.
-    const nativeRun = direct === undefined ? undefined : await (async () => {
-      await using native = await startEngine("", { ENGINE_TRANSPORT: "native" });
-      await using nativeWorker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], {
-        ENGINE_URL: native.url,
+    /** The same call on an engine and echo worker of their own, with `engineEnv` and `sdkEnv`. */
+    const routedOn = async (engineEnv: Record<string, string>, sdkEnv: Record<string, string>) => {
+      await using other = await startEngine("", engineEnv);
+      await using otherWorker = spawn(["run", "--allow-all", "bench/echo_worker.ts"], {
+        ENGINE_URL: other.url,
+        ...engineEnv,
+        ...sdkEnv,
       });
-      await nativeWorker.waitFor(/^ready$/);
+      await otherWorker.waitFor(/^ready$/);
       return await clientWithCpu(
-        ["engine", native.url, "bench::echo"],
-        [native.engine.child.pid, nativeWorker.child.pid],
+        ["engine", other.url, "bench::echo"],
+        [other.engine.child.pid, otherWorker.child.pid],
+        sdkEnv,
       );
-    })();
-    if (direct && nativeRun) {
+    };
+    // In the same run: the opt-in native transport, and SDKs that send one frame per message.
+    const nativeRun = direct === undefined
+      ? undefined
+      : await routedOn({ ENGINE_TRANSPORT: "native" }, {});
+    const singleRun = direct === undefined ? undefined : await routedOn({}, { BENCH_BATCH: "0" });
+    if (direct && nativeRun && singleRun) {
       const base = direct.result;
       // The sweep runs on its own: its large payloads would swamp the CPU figures above.
       const sweepOnly = { BENCH_SECONDS: "0" };
@@ -164,6 +172,11 @@ if (only.has("core") || only.has("state")) {
           fmtRate(base.conc!.perSecond)
         } | ${fmtRate(nativeRun.result.conc!.perSecond)} | ${
           ratio(nativeRun.result.conc!.perSecond, base.conc!.perSecond)
+        } |`,
+        `| 64 in flight, calls/s, one frame per message (\`batchFrames: false\`) | ${
+          fmtRate(base.conc!.perSecond)
+        } | ${fmtRate(singleRun.result.conc!.perSecond)} | ${
+          ratio(singleRun.result.conc!.perSecond, base.conc!.perSecond)
         } |`,
       ];
       const sweepRows = Object.keys(routedSweep).map((size) => {
@@ -223,6 +236,13 @@ if (only.has("core") || only.has("state")) {
             `${nativeRun.cpuUs[0]!.toFixed(1)} µs, answering worker ${
               nativeRun.cpuUs[1]!.toFixed(1)
             } µs, caller ${nativeRun.cpuUs[2]!.toFixed(1)} µs.` +
+            "\n\nThe SDKs and the engine send the frames of one event-loop turn as one message " +
+            "(`engine.batch.v1`, README.md), as a NATS client writes many messages at once; the " +
+            "direct echo sends one message per call. With our SDKs told `batchFrames: false` (one " +
+            "frame per message, as the npm iii-sdk sends), CPU time per call at 64 in flight: " +
+            `engine ${singleRun.cpuUs[0]!.toFixed(1)} µs, answering worker ${
+              singleRun.cpuUs[1]!.toFixed(1)
+            } µs, caller ${singleRun.cpuUs[2]!.toFixed(1)} µs.` +
             "\n\n### Payload sweep (p50 / p99)\n\n| payload | direct echo | through the engine |\n|---|---|---|\n" +
             sweepRows.join("\n"),
           checks,
