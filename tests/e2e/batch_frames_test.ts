@@ -10,7 +10,7 @@ import type { TransportName } from "../../engine/transport/select.ts";
 import { BATCH_PROTOCOL } from "../../sdk/typescript/batch.ts";
 import { registerWorker } from "../../sdk/typescript/mod.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
-import { BatchSocket } from "../support/batch_socket.ts";
+import { BatchSocket, type Frame } from "../support/batch_socket.ts";
 
 const TRANSPORTS: TransportName[] = ["deno", "native"];
 
@@ -19,6 +19,14 @@ const invoke = (id: string, data: unknown, fn = "t::echo") => ({
   invocation_id: id,
   function_id: fn,
   data,
+});
+
+/** The result frame answering `call` with its own data. */
+const echoed = (call: Frame) => ({
+  type: "invocationresult",
+  invocation_id: call.invocation_id,
+  function_id: call.function_id,
+  result: call.data,
 });
 
 for (const transport of TRANSPORTS) {
@@ -59,14 +67,7 @@ for (const transport of TRANSPORTS) {
       );
 
       // Their results in one message, back to the caller in order of the caller's ids.
-      provider.send(
-        ...calls.map((c) => ({
-          type: "invocationresult",
-          invocation_id: c.invocation_id,
-          function_id: "t::echo",
-          result: c.data,
-        })),
-      );
+      provider.send(...calls.map(echoed));
       for (const [i, id] of ids.entries()) {
         const result = await caller.next((f) => f.invocation_id === id, `result ${id}`);
         assert.deepEqual(result.result, { i });
@@ -148,14 +149,7 @@ for (const transport of TRANSPORTS) {
         "all 40 calls",
       );
       const calls = provider.frames.filter((f) => f.type === "invokefunction");
-      provider.send(
-        ...calls.map((c) => ({
-          type: "invocationresult",
-          invocation_id: c.invocation_id,
-          function_id: "t::echo",
-          result: c.data,
-        })),
-      );
+      provider.send(...calls.map(echoed));
       provider.socket.close();
       for (const [i, id] of ids.entries()) {
         const result = await caller.next((f) => f.invocation_id === id, `result ${id}`);
