@@ -107,6 +107,10 @@ export class WebSocketSession implements Peer {
 
   #take = (data: Inbound): void => {
     if (data === CLOSED) return this.#closed();
+    // Replaced by a reattached connection while frames of it waited for their turns: those would
+    // register triggers and trigger types under a worker that is gone, and nothing would remove
+    // them. They are dropped, as frames arriving after its socket closed are.
+    if (!this.#engine.workers.has(this.conn.id)) return;
     const limit = this.#options.maxFrameBytes;
     let text: string;
     if (typeof data === "string") {
