@@ -48,7 +48,12 @@ for (const { transport, pyBatch, tsBatch } of CASES) {
         "the subprotocol the Python worker speaks",
       );
       await ts.ready();
-      await waitForFunctions(raw, ["ts::triple", "py::square", "py::call_many"]);
+      await waitForFunctions(raw, [
+        "ts::triple",
+        "py::square",
+        "py::call_many",
+        "py::register_and_call",
+      ]);
 
       // TypeScript calls Python, twenty calls at once.
       const squares = await Promise.all(
@@ -58,6 +63,12 @@ for (const { transport, pyBatch, tsBatch } of CASES) {
       // Line feeds inside strings and non-ASCII text survive both ways.
       const text = { text: "line\nbreak\r\n", "é": "ü €", list: [1, { nested: "a\nb" }] };
       assert.deepEqual(await ts.trigger({ function_id: "py::echo", payload: text }), text);
+
+      // A function registered from the event loop is known to the engine by the call that follows.
+      assert.deepEqual(
+        await ts.trigger({ function_id: "py::register_and_call", payload: text }),
+        text,
+      );
 
       // Python calls TypeScript: twenty calls sent from its event loop at once, then from threads.
       for (const fn of ["py::call_many", "py::call_many_from_threads"]) {

@@ -449,6 +449,16 @@ class Worker:
             raise RuntimeError(f"{what}: the worker is shut down")
 
     def _post(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Runs ``fn(*args)`` on the loop: at once from the loop's own thread (an async handler, a
+        trigger type), so its frame keeps its place among the frames that thread sends directly
+        (``trigger_async()``, its result); from another thread after what that thread posted
+        before."""
+        if threading.current_thread() is self._thread:
+            try:
+                fn(*args)
+            except Exception as err:  # noqa: BLE001 - reported as the loop reports a posted one's
+                self._loop.call_exception_handler({"message": f"Exception in {fn.__qualname__}", "exception": err})
+            return
         try:
             self._loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:

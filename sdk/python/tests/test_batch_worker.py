@@ -9,7 +9,7 @@ import unittest
 
 import support
 from engine_peer import BATCH_PROTOCOL, ScriptedEngine
-from engine_sdk import TriggerAction
+from engine_sdk import Logger, TriggerAction
 from engine_sdk.connection import Connection
 from engine_sdk.options import to_options
 
@@ -67,6 +67,37 @@ class BatchWorkerTest(support.WorkerTestCase):
         seen = [peer.next_frame() for _ in range(31)]
         self.assertEqual([f.get("data") for f in seen[:30]], list(range(30)))
         self.assertEqual((seen[30]["type"], seen[30]["result"]), ("invocationresult", "fired"))
+
+    def test_frames_an_async_handler_sends_leave_in_the_order_it_sent_them(self) -> None:
+        # On the loop thread, registering and logging went through call_soon_threadsafe while
+        # trigger_async() and the result went out at once: the engine got the call before the
+        # registration of the function it named (function_not_found) and the log after the result.
+        for batch in (True, False):
+            with self.subTest(batch=batch):
+                engine = self.start_engine(batch=batch)
+                worker = self.start_worker(engine.url)
+                peer = engine.wait_connection()
+                support.skip_open_burst(peer)
+
+                async def setup(payload: object) -> str:
+                    worker.register_function("t::added", square)
+                    Logger().info("added")
+                    await worker.trigger_async({"function_id": "t::added", "payload": 2, "action": TriggerAction.void()})
+                    return "done"
+
+                worker.register_function("t::setup", setup)
+                peer.next_of("registerfunction")
+                peer.send(invoke("s1", "t::setup", None))
+                seen = [peer.next_frame() for _ in range(4)]
+                self.assertEqual(
+                    [(f["type"], f.get("id") or f.get("function_id")) for f in seen],
+                    [
+                        ("registerfunction", "t::added"),
+                        ("invokefunction", "engine::log::info"),
+                        ("invokefunction", "t::added"),
+                        ("invocationresult", "t::setup"),
+                    ],
+                )
 
     def test_batch_frames_false_offers_nothing_and_sends_one_frame_per_message(self) -> None:
         engine = self.start_engine(batch=True)
