@@ -74,6 +74,30 @@ class FrameBatcherTest(unittest.IsolatedAsyncioTestCase):
         for message in sent:
             self.assertTrue(len(message) <= BATCH_BYTES or b"\n" not in message, "over the limit only alone")
 
+    async def test_the_limit_counts_utf8_bytes_and_line_feeds(self) -> None:
+        e = "é".encode()  # two bytes, one character
+        cases: list[tuple[str, list[bytes], list[int]]] = [
+            # (case, frames pushed, frames per message sent)
+            ("one frame of exactly the limit", [b"x" * BATCH_BYTES], [1]),
+            ("one frame over the limit goes alone", [b"x" * (BATCH_BYTES + 1)], [1]),
+            ("two filling the limit with their line feed", [b"x" * 100, b"y" * (BATCH_BYTES - 101)], [2]),
+            ("two one byte over it", [b"x" * 100, b"y" * (BATCH_BYTES - 100)], [1, 1]),
+            ("non-ASCII counted in bytes", [e * 100, e * ((BATCH_BYTES - 201) // 2) + b"z"], [2]),
+            ("non-ASCII one byte over", [e * 100, e * ((BATCH_BYTES - 200) // 2)], [1, 1]),
+            ("many small ones", [b"{}"] * 30000, [21845, 8155]),
+        ]
+        for case, pushed, shape in cases:
+            with self.subTest(case):
+                sent: list[bytes] = []
+                batcher = FrameBatcher(sent.append, asyncio.get_running_loop())
+                for frame in pushed:
+                    batcher.push(frame)
+                await asyncio.sleep(0)
+                self.assertEqual([message.count(b"\n") + 1 for message in sent], shape)
+                self.assertEqual(b"\n".join(sent), b"\n".join(pushed))
+                for message in sent:
+                    self.assertTrue(len(message) <= BATCH_BYTES or b"\n" not in message)
+
     async def test_a_single_frame_goes_out_as_it_is(self) -> None:
         sent: list[bytes] = []
         batcher = FrameBatcher(sent.append, asyncio.get_running_loop())

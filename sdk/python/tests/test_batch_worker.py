@@ -8,6 +8,7 @@ import json
 import unittest
 
 import support
+import ws_server
 from engine_peer import BATCH_PROTOCOL, ScriptedEngine
 from engine_sdk import Logger, TriggerAction
 from engine_sdk.connection import Connection
@@ -99,6 +100,23 @@ class BatchWorkerTest(support.WorkerTestCase):
                     ],
                 )
 
+    def test_a_long_batch_with_a_bad_line_crlf_and_empty_lines_is_handled_in_order(self) -> None:
+        engine = self.start_engine(batch=True)
+        worker = self.start_worker(engine.url)
+        worker.register_function("t::square", square)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        count = 3000
+        lines = [json.dumps(invoke("c0", "t::square", 0)), "{not json", "", json.dumps(invoke("c1", "t::square", 1))]
+        lines += [json.dumps(invoke(f"c{n}", "t::square", n)) for n in range(2, count)]
+        peer.run(lambda conn: conn.send_text("\r\n".join(lines) + "\r\n"))
+        peer.run(lambda conn: conn.send_frame(ws_server.PING, b"hb"))  # read once the batch is through
+        results = [peer.next_of("invocationresult") for _ in range(count)]
+        self.assertEqual([(r["invocation_id"], r["result"]) for r in results], [(f"c{n}", n * n) for n in range(count)])
+        support.wait_until(lambda: peer.conn.pongs == [b"hb"], "the ping after the batch was answered")
+        peer.send(invoke("after", "t::square", 7))  # still reading
+        self.assertEqual(peer.next_of("invocationresult")["result"], 49)
+
     def test_batch_frames_false_offers_nothing_and_sends_one_frame_per_message(self) -> None:
         engine = self.start_engine(batch=True)
         worker = self.start_worker(engine.url, batch_frames=False)
@@ -116,6 +134,15 @@ class BatchWorkerTest(support.WorkerTestCase):
         self.assertEqual(peer.headers["sec-websocket-protocol"], BATCH_PROTOCOL)
         self.assertFalse(peer.batch)
         self.assert_one_frame_per_message(peer)
+
+    def test_without_it_a_message_with_line_feeds_is_one_frame(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        worker.register_function("t::square", square)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        peer.send(json.dumps(invoke("p1", "t::square", 5), indent=2))  # pretty-printed: line feeds
+        self.assertEqual(peer.next_of("invocationresult")["result"], 25)
 
     def assert_one_frame_per_message(self, peer: object) -> None:
         support.skip_open_burst(peer)
