@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import unittest
+from typing import Any
 
 import support
+import test_reconnect
 import ws_server
 from engine_peer import BATCH_PROTOCOL, ScriptedEngine
 from engine_sdk import Logger, TriggerAction
@@ -117,6 +119,21 @@ class BatchWorkerTest(support.WorkerTestCase):
         peer.send(invoke("after", "t::square", 7))  # still reading
         self.assertEqual(peer.next_of("invocationresult")["result"], 49)
 
+    def test_frames_sent_right_before_shutdown_leave_before_the_close(self) -> None:
+        engine = self.start_engine(batch=True)
+        worker = self.start_worker(engine.url)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        logger = Logger()
+        for i in range(5):
+            logger.info(f"log {i}")
+            worker.trigger({"function_id": "t::sink", "payload": i, "action": TriggerAction.void()})
+        worker.shutdown()
+        self.assertEqual(peer.wait_closed(), 1000)
+        sent = [peer.next_frame(0) for _ in range(10)]
+        expected = [part for i in range(5) for part in ("engine::log::info", "t::sink")]
+        self.assertEqual([f["function_id"] for f in sent], expected)
+
     def test_batch_frames_false_offers_nothing_and_sends_one_frame_per_message(self) -> None:
         engine = self.start_engine(batch=True)
         worker = self.start_worker(engine.url, batch_frames=False)
@@ -167,6 +184,15 @@ class BatchWorkerTest(support.WorkerTestCase):
         with self.assertRaisesRegex(ValueError, 'Invalid worker option "batch_frames": expected True or False, got 1'):
             to_options({"batch_frames": 1})
         self.assertTrue(to_options(None).batch_frames)
+
+
+class BatchedReconnectTest(test_reconnect.ReconnectTest):
+    """The reconnect rules again with ``engine.batch.v1`` chosen, where the open burst and the
+    outbox leave in one message: reattach, then the registrations, then the calls made while
+    disconnected, then the metadata; a call in flight on a dropped connection fails at once."""
+
+    def start_engine(self, **options: Any) -> ScriptedEngine:
+        return super().start_engine(**{"batch": True, **options})
 
 
 class BatchConnectionTest(unittest.IsolatedAsyncioTestCase):
