@@ -18,10 +18,12 @@
  * frames of the others until all of its own are through.
  *
  * A lane holds at most {@linkcode LANE_FRAMES} frames or {@linkcode LANE_UNITS}
- * of text waiting; past that it hands its oldest on at once, as they come in.
- * The socket is then read only as fast as its frames are handled (as it was
- * before there was a pacer), so a client that floods the engine fills no
- * memory beyond that.
+ * of text waiting; past that, frames go on at once as new ones come in, the
+ * lanes still taking turns (each frame over the bound moves the ring on by
+ * one: the other lanes' frames go too, not only the flood's). The socket is
+ * then read only as fast as its frames are handled (as it was before there
+ * was a pacer), so a client that floods the engine fills no memory beyond
+ * that, and holds up the others no longer than its share.
  *
  * @module
  */
@@ -76,9 +78,10 @@ export class FrameLane<T> {
     this.#items.push(item);
     this.#units += frameUnits(item);
     if (!this.queued) this.#pacer.wait(this);
-    // Over its bounds the lane keeps up with its socket: the oldest go on now.
+    // Over its bounds the lane keeps up with its socket: frames go on now, in the lanes' turns
+    // (this lane is in the ring, so each pass of it hands on one of its own).
     while (this.waiting > LANE_FRAMES || (this.#units > LANE_UNITS && this.waiting > 0)) {
-      this.#sink(this.shift());
+      this.#pacer.step();
     }
   }
 
@@ -149,30 +152,44 @@ export class FramePacer {
     }
   }
 
+  /** Hands on one frame, of the lane whose turn it is; false when no frame waits. */
+  step(): boolean {
+    while (this.#head < this.#lanes.length) {
+      const lane = this.#lanes[this.#head]!;
+      if (lane.waiting === 0) {
+        // Emptied past its bounds, as its frames came.
+        lane.queued = false;
+        this.#lanes[this.#head++] = undefined!;
+        continue;
+      }
+      const item = lane.shift();
+      // The lane leaves the ring, or goes to its back, before the frame is handed on (a sink
+      // may throw); a lane alone in the ring keeps its place.
+      if (lane.waiting === 0) {
+        lane.queued = false;
+        this.#lanes[this.#head++] = undefined!;
+      } else if (this.#lanes.length - this.#head > 1) {
+        this.#lanes[this.#head++] = undefined!;
+        this.#lanes.push(lane);
+      }
+      // Steps between turns (a flood past its bounds) move the ring on too: keep it compact.
+      if (this.#head >= COMPACT_AT) {
+        this.#lanes = this.#lanes.slice(this.#head);
+        this.#head = 0;
+      }
+      lane.deliver(item);
+      return true;
+    }
+    return false;
+  }
+
   #turn = (): void => {
     this.#scheduled = false;
     this.#budget = this.#perTurn;
     try {
-      while (this.#head < this.#lanes.length && this.#budget > 0) {
-        const lane = this.#lanes[this.#head]!;
-        if (lane.waiting === 0) {
-          // Emptied past its bounds, as its frames came.
-          lane.queued = false;
-          this.#lanes[this.#head++] = undefined!;
-          continue;
-        }
+      while (this.#budget > 0 && this.#head < this.#lanes.length) {
         this.#budget--;
-        const item = lane.shift();
-        // The lane leaves the ring, or goes to its back, before the frame is handed on (a sink
-        // may throw); a lane alone in the ring keeps its place.
-        if (lane.waiting === 0) {
-          lane.queued = false;
-          this.#lanes[this.#head++] = undefined!;
-        } else if (this.#lanes.length - this.#head > 1) {
-          this.#lanes[this.#head++] = undefined!;
-          this.#lanes.push(lane);
-        }
-        lane.deliver(item);
+        if (!this.step()) break;
       }
     } finally {
       if (this.#head < this.#lanes.length) {

@@ -114,3 +114,27 @@ Deno.test("FramePacer: a lane past LANE_FRAMES or LANE_UNITS hands its oldest on
   assert.deepEqual(texts.map((t) => t[0]), ["a", "b", "c", "d", "e"]);
   assert.equal(pacer.waiting, 0);
 });
+
+Deno.test("FramePacer: lanes take turns while a lane past its bound hands frames on", async () => {
+  const pacer = new FramePacer(2);
+  const seen: string[] = [];
+  const flood = pacer.lane((item: number) => seen.push(`f${item}`));
+  const quiet = pacer.lane((item: number) => seen.push(`q${item}`));
+  flood.submit(0);
+  flood.submit(1);
+  quiet.submit(0); // waits: the turn's budget is spent
+  quiet.submit(1);
+  // One read of a flooding client: far more frames than its lane holds, in one go.
+  for (let i = 2; i < 3 * LANE_FRAMES; i++) flood.submit(i);
+  // The frames the flood hands on past its bound let the other lanes take their turns too: the
+  // quiet lane's frames went on within the first frames of the flood's overflow, not after it.
+  const q1 = seen.indexOf("q1");
+  assert.ok(q1 >= 0 && q1 < 8, `q1 at ${q1} of ${seen.length}`);
+  assert.equal(flood.waiting, LANE_FRAMES);
+  await turns(LANE_FRAMES / 2 + 1);
+  assert.deepEqual(
+    seen.filter((s) => s.startsWith("f")),
+    Array.from({ length: 3 * LANE_FRAMES }, (_, i) => `f${i}`),
+  );
+  assert.equal(pacer.waiting, 0);
+});
