@@ -365,6 +365,8 @@ export class Engine {
   // ---- trigger types and triggers ----------------------------------------
 
   registerTriggerType(conn: WorkerConn, id: string, description: string): void {
+    // A connection already gone (replaced by a reattach, say) registers nothing: no one would remove it.
+    if (!this.workers.has(conn.id)) return;
     const previous = this.triggers.type(id);
     if (previous && previous.owner !== conn.id) {
       this.log.warn(`Trigger type "${id}" is now provided by worker "${conn.name}"`);
@@ -400,6 +402,7 @@ export class Engine {
     conn: WorkerConn,
     t: { id: string; type: string; functionId: string; config: unknown; metadata?: unknown },
   ): ErrorBody | undefined {
+    if (!this.workers.has(conn.id)) return undefined; // gone: as registerTriggerType
     const existing = this.triggers.get(t.id);
     const holder = existing && existing.owner !== conn.id
       ? this.workers.get(existing.owner)
