@@ -30,6 +30,7 @@ export class Registrations {
     }
     if (this.#functions.has(id)) throw new Error(`Function id already registered: "${id}"`);
     const defined = Object.entries(options).filter(([, v]) => v !== undefined);
+    for (const [field, value] of defined) checkJson(value, `Invalid function "${id}": "${field}"`);
     const frame: Frame = { type: "registerfunction", ...Object.fromEntries(defined), id };
     this.#functions.set(id, { frame, handler });
     return { id, frame, unregisterFrame: { type: "unregisterfunction", id } };
@@ -41,6 +42,10 @@ export class Registrations {
       throw new TypeError("registerTrigger() needs a non-empty trigger type");
     }
     validateFunctionId(trigger.function_id);
+    // Kept for every reconnect's replay: a value JSON cannot hold is refused now, not at each send.
+    const place = `Invalid trigger "${trigger.type}" for "${trigger.function_id}"`;
+    checkJson(trigger.config, `${place}: "config"`);
+    checkJson(trigger.metadata, `${place}: "metadata"`);
     const id = randomUUID();
     const frame: Frame = {
       type: "registertrigger",
@@ -74,5 +79,18 @@ export class Registrations {
   /** The frames to replay on (re)connect: functions, then triggers. */
   frames(): Frame[] {
     return [...[...this.#functions.values()].map((f) => f.frame), ...this.#triggers.values()];
+  }
+}
+
+/**
+ * Throws a `TypeError` naming `place` when `value` cannot be written as JSON (a BigInt, a cycle).
+ * What `JSON.stringify` leaves out or writes as `null` (a function, `undefined`, `NaN`) goes as it
+ * would in a call's payload.
+ */
+function checkJson(value: unknown, place: string): void {
+  try {
+    JSON.stringify(value);
+  } catch (e) {
+    throw new TypeError(`${place} is not JSON-serializable: ${(e as Error).message}`);
   }
 }

@@ -77,6 +77,57 @@ Deno.test("registerFunction() and registerTrigger() send frames of the protocol'
   });
 });
 
+Deno.test("registerTrigger() and registerFunction() refuse values JSON cannot hold; the replay keeps the rest", async () => {
+  const engine = new ScriptedEngine();
+  const worker = registerWorker(engine.url, FAST);
+  try {
+    worker.registerFunction("a::b", () => null);
+    const kept = worker.registerTrigger({ type: "http", function_id: "a::b", config: { p: "/b" } });
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const refused: [field: "config" | "metadata", value: unknown, detail: RegExp][] = [
+      ["config", { size: 1n }, /BigInt/],
+      ["config", cycle, /circular/i],
+      ["metadata", { size: 2n }, /BigInt/],
+    ];
+    for (const [field, value, detail] of refused) {
+      assert.throws(
+        () =>
+          worker.registerTrigger(
+            {
+              type: "http",
+              function_id: "a::b",
+              config: {},
+              [field]: value,
+            } as Parameters<typeof worker.registerTrigger>[0],
+          ),
+        (e: Error) =>
+          e instanceof TypeError &&
+          e.message.startsWith(
+            `Invalid trigger "http" for "a::b": "${field}" is not JSON-serializable: `,
+          ) && detail.test(e.message),
+      );
+    }
+    assert.throws(
+      () => worker.registerFunction("a::c", () => null, { metadata: { n: 3n } }),
+      /^TypeError: Invalid function "a::c": "metadata" is not JSON-serializable: .*BigInt/,
+    );
+    const first = await engine.connection(0);
+    await first.waitType("invokefunction", "engine::workers::register");
+    first.close(1012, "restart");
+    const second = await engine.connection(1);
+    await second.waitType("invokefunction", "engine::workers::register");
+    assert.deepEqual(
+      second.frames.map((f) => f.type === "invokefunction" ? f.function_id : f.type),
+      ["reattach", "registerfunction", "registertrigger", "engine::workers::register"],
+    );
+    assert.equal(second.frames[2]!.id, kept.id);
+  } finally {
+    await worker.shutdown();
+    await engine.close();
+  }
+});
+
 Deno.test("registerFunction() rejects malformed and duplicate ids with the id in the message", async () => {
   await withWorker(({ worker }) => {
     for (const bad of ["orders", "orders.create", "orders::", "::create", "a::b c", "a::b/c", ""]) {

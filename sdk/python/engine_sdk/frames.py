@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any, Mapping
 
@@ -84,7 +85,20 @@ def register_trigger(trigger: Mapping[str, Any]) -> dict[str, Any]:
     }
     if trigger.get("metadata") is not None:
         frame["metadata"] = trigger["metadata"]
+    # Kept for every reconnect's replay: a value JSON cannot hold must be refused now, not logged
+    # at each replay.
+    for field in ("config", "metadata"):
+        if field in frame:
+            _check_json(frame[field], f'Invalid trigger "{trigger_type}" for "{function_id}": "{field}"')
     return frame
+
+
+def _check_json(value: Any, place: str) -> None:
+    """Raises ``ValueError`` naming ``place`` when ``value`` cannot be encoded as a frame's JSON."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as err:
+        raise ValueError(f"{place} is not JSON-serializable: {err}") from None
 
 
 def unregister_trigger(frame: Mapping[str, Any]) -> dict[str, Any]:

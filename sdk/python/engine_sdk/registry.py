@@ -32,10 +32,15 @@ class FunctionEntry:
 
 
 def make_entry(function_id: str, handler: Callable[..., Any], description: str | None) -> FunctionEntry:
-    """Describes ``handler``; raises ``TypeError`` naming the id when it is not callable."""
+    """Describes ``handler``; raises ``TypeError`` naming the id when it is not callable, and
+    ``ValueError`` when ``description`` is not a string (it is kept for every replay)."""
     if not callable(handler):
         raise TypeError(
             f'Cannot register function "{function_id}": the handler is not callable ({type(handler).__name__})'
+        )
+    if description is not None and not isinstance(description, str):
+        raise ValueError(
+            f'Invalid function "{function_id}": "description" must be a string, got {type(description).__name__}'
         )
     return FunctionEntry(
         function_id,

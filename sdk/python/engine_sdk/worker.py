@@ -173,7 +173,8 @@ class Worker:
     def register_trigger(self, trigger: Mapping[str, Any]) -> Trigger:
         """Binds a function to an event source: ``{"type", "function_id", "config", "metadata"?}``.
 
-        Raises ``ValueError`` when a field is missing or invalid.
+        Raises ``ValueError`` when a field is missing or invalid, or holds a value JSON cannot
+        encode (a ``datetime``, a ``set``, NaN, a cycle): it would be kept for every replay.
 
         Example::
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import unittest
 import uuid
+from typing import Any
 
 import support
 from engine_sdk import InitOptions, register_worker
@@ -126,6 +128,38 @@ class RegistrationTest(support.WorkerTestCase):
             worker.register_trigger({"type": "http", "config": {}})
         with self.assertRaisesRegex(ValueError, 'Invalid trigger for "a::b": "config" is required'):
             worker.register_trigger({"type": "http", "function_id": "a::b"})
+
+    def test_values_json_cannot_hold_are_refused_at_the_call_and_the_replay_keeps_the_rest(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        worker.register_function("a::b", lambda p: p)
+        kept = worker.register_trigger({"type": "http", "function_id": "a::b", "config": {"api_path": "/b"}})
+        refused: list[tuple[str, Any, str]] = [
+            ("config", {"at": datetime.datetime(2024, 1, 1)}, "Object of type datetime"),
+            ("config", {"ratio": float("nan")}, "Out of range float values"),
+            ("metadata", {"tags": {"x"}}, "Object of type set"),
+        ]
+        cycle: dict[str, Any] = {}
+        cycle["self"] = cycle
+        refused.append(("config", cycle, "Circular reference"))
+        for field, value, detail in refused:
+            with self.subTest(field=field, value=value):
+                trigger = {"type": "http", "function_id": "a::b", "config": {}, field: value}
+                with self.assertRaisesRegex(
+                    ValueError, f'^Invalid trigger "http" for "a::b": "{field}" is not JSON-serializable: {detail}'
+                ):
+                    worker.register_trigger(trigger)
+        with self.assertRaisesRegex(ValueError, '^Invalid function "a::c": "description" must be a string, got int'):
+            worker.register_function("a::c", lambda p: p, description=1)  # type: ignore[arg-type]
+
+        first = engine.wait_connection(1)
+        support.skip_open_burst(first)
+        first.drop()
+        second = engine.wait_connection(2)
+        frames = [second.next_frame() for _ in range(4)]
+        self.assertEqual([f["type"] for f in frames[:3]], ["reattach", "registerfunction", "registertrigger"])
+        self.assertEqual(frames[2]["id"], kept.id)
+        self.assertEqual(frames[3]["function_id"], "engine::workers::register")
 
     def test_options_are_checked(self) -> None:
         with self.assertRaisesRegex(ValueError, 'Unknown worker option "workerName"'):

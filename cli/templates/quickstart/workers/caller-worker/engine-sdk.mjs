@@ -2130,6 +2130,7 @@ var Registrations = class {
     }
     if (this.#functions.has(id)) throw new Error(`Function id already registered: "${id}"`);
     const defined = Object.entries(options).filter(([, v]) => v !== void 0);
+    for (const [field, value] of defined) checkJson(value, `Invalid function "${id}": "${field}"`);
     const frame = {
       type: "registerfunction",
       ...Object.fromEntries(defined),
@@ -2154,6 +2155,9 @@ var Registrations = class {
       throw new TypeError("registerTrigger() needs a non-empty trigger type");
     }
     validateFunctionId(trigger.function_id);
+    const place = `Invalid trigger "${trigger.type}" for "${trigger.function_id}"`;
+    checkJson(trigger.config, `${place}: "config"`);
+    checkJson(trigger.metadata, `${place}: "metadata"`);
     const id = randomUUID();
     const frame = {
       type: "registertrigger",
@@ -2196,6 +2200,13 @@ var Registrations = class {
     ];
   }
 };
+function checkJson(value, place) {
+  try {
+    JSON.stringify(value);
+  } catch (e) {
+    throw new TypeError(`${place} is not JSON-serializable: ${e.message}`);
+  }
+}
 
 // sdk/typescript/worker_settings.ts
 function workerSettings(url, options) {
