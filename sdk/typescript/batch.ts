@@ -52,16 +52,30 @@ export function lineSafe(text: string): string {
 }
 
 /**
- * The frames of one batched message, in order; empty lines are skipped.
+ * The frames of one batched message, in order; lines that are empty or hold
+ * only JSON whitespace (a `\r` of CRLF-joined frames, spaces, tabs) are
+ * skipped.
  *
  * @example
  * ```ts
- * console.log(splitBatch('{"type":"ping"}\n{"type":"pong"}')); // [ '{"type":"ping"}', '{"type":"pong"}' ]
+ * console.log(splitBatch('{"type":"ping"}\n \n{"type":"pong"}\n')); // [ '{"type":"ping"}', '{"type":"pong"}' ]
  * ```
  */
 export function splitBatch(text: string): string[] {
-  if (!text.includes("\n")) return text === "" ? [] : [text];
-  return text.split("\n").filter((line) => line !== "");
+  if (!text.includes("\n")) return isBlank(text) ? [] : [text];
+  return text.split("\n").filter((line) => !isBlank(line));
+}
+
+/**
+ * Whether `line` holds nothing but JSON whitespace (space, tab, carriage return). A frame stops
+ * the scan at its first character, `{`.
+ */
+function isBlank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
 }
 
 /**

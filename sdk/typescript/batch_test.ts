@@ -32,6 +32,20 @@ Deno.test("splitBatch() returns the frames of a message in order and skips empty
   assert.deepEqual(splitBatch(""), []);
 });
 
+Deno.test("splitBatch() skips lines of JSON whitespace only, as the engine does", () => {
+  const cases: [message: string, frames: string[]][] = [
+    ['{"a":1}\r\n\r\n{"b":2}\r\n', ['{"a":1}\r', '{"b":2}\r']],
+    ['{"a":1}\n  \t \n{"b":2}', ['{"a":1}', '{"b":2}']],
+    [" \r\n\t", []],
+    ["\r", []],
+    ["  ", []],
+    ['\t{"a":1}\n', ['\t{"a":1}']],
+  ];
+  for (const [message, frames] of cases) {
+    assert.deepEqual(splitBatch(message), frames, JSON.stringify(message));
+  }
+});
+
 Deno.test("FrameBatcher sends the frames of one turn together, within BATCH_BYTES a message", async () => {
   const sent: string[] = [];
   const batcher = new FrameBatcher((text) => sent.push(text));

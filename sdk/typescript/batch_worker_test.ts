@@ -33,6 +33,38 @@ Deno.test("a worker offers engine.batch.v1 and, once chosen, reads and sends sev
   }
 });
 
+Deno.test("a worker skips blank lines of a batch (CRLF-joined frames, spaces) and reports a bad one", async () => {
+  const engine = new ScriptedEngine({ batch: true });
+  const worker = registerWorker(engine.url, FAST);
+  worker.registerFunction("t::square", (n: number) => n * n);
+  const reported: unknown[][] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => reported.push(args);
+  try {
+    const conn = await engine.connection(0);
+    await worker.ready();
+    const call = (n: number) =>
+      JSON.stringify({
+        type: "invokefunction",
+        invocation_id: `i${n}`,
+        function_id: "t::square",
+        data: n,
+      });
+    conn.sendText([call(1), "", " \t", "{not json", call(2)].join("\r\n") + "\r\n");
+    const last = await conn.waitFor((f) =>
+      f.type === "invocationresult" && f.invocation_id === "i2"
+    );
+    assert.equal(last.result, 4);
+    assert.deepEqual(reported.map((args) => args[0]), [
+      "[engine-sdk] Failed to parse incoming message",
+    ], "only the bad line is reported");
+  } finally {
+    console.error = original;
+    await worker.shutdown();
+    await engine.close();
+  }
+});
+
 Deno.test("a worker told batchFrames: false offers no subprotocol", async () => {
   const engine = new ScriptedEngine({ batch: true });
   const worker = registerWorker(engine.url, { ...FAST, batchFrames: false });

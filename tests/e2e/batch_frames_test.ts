@@ -124,6 +124,13 @@ for (const transport of TRANSPORTS) {
       assert.equal(tooBig.error.code, "frame_too_large");
       const ok = await provider.next((f) => f.type === "invokefunction" && f.data === 7);
       assert.equal(ok.function_id, "t::echo");
+
+      // Lines of whitespace only (CRLF-joined frames with an empty line between, spaces) are
+      // skipped without a word; the pong comes after anything they would have caused.
+      const seen = provider.frames.length;
+      provider.socket.send(["", "  \t", '{"type":"ping"}', " "].join("\r\n") + "\r\n");
+      await provider.next((f) => f.type === "pong");
+      assert.deepEqual(provider.frames.slice(seen).map((f) => f.type), ["pong"]);
     } finally {
       await caller?.close();
       await provider?.close();

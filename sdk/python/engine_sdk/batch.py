@@ -66,16 +66,25 @@ def line_safe(data: bytes) -> bytes:
 
 
 def split_batch(message: _Text) -> list[_Text]:
-    """The frames of one batched message, in order; empty lines are skipped.
+    """The frames of one batched message, in order; lines that are empty or hold only JSON
+    whitespace (a ``\\r`` of CRLF-joined frames, spaces, tabs) are skipped; a frame, which starts
+    with ``{``, is not scanned for it.
 
     Example::
 
         split_batch('{"type":"ping"}\\n{"type":"pong"}')  # ['{"type":"ping"}', '{"type":"pong"}']
     """
-    separator = "\n" if isinstance(message, str) else b"\n"
+    if isinstance(message, str):
+        separator, brace, blank = "\n", "{", " \t\r"
+    else:
+        separator, brace, blank = b"\n", b"{", b" \t\r"
     if separator not in message:
-        return [message] if message else []
-    return [line for line in message.split(separator) if line]  # type: ignore[arg-type]
+        return [message] if message.startswith(brace) or message.strip(blank) else []  # type: ignore[arg-type]
+    return [
+        line
+        for line in message.split(separator)  # type: ignore[arg-type]
+        if line.startswith(brace) or line.strip(blank)  # type: ignore[arg-type]
+    ]
 
 
 class FrameBatcher:

@@ -35,7 +35,7 @@ class BatchRulesTest(unittest.TestCase):
         plain = b'{"a":1}'
         self.assertIs(line_safe(plain), plain)
 
-    def test_split_batch_returns_the_frames_in_order_and_skips_empty_lines(self) -> None:
+    def test_split_batch_returns_the_frames_in_order_and_skips_blank_lines(self) -> None:
         cases: list[tuple[str | bytes, list[str | bytes]]] = [
             ('{"a":1}', ['{"a":1}']),
             ('{"a":1}\n{"b":2}\n', ['{"a":1}', '{"b":2}']),
@@ -43,6 +43,13 @@ class BatchRulesTest(unittest.TestCase):
             ("", []),
             (b'{"a":1}\n{"b":"\xc3\xa9"}', [b'{"a":1}', b'{"b":"\xc3\xa9"}']),
             (b"", []),
+            ('{"a":1}\r\n\r\n{"b":2}\r\n', ['{"a":1}\r', '{"b":2}\r']),
+            ('{"a":1}\n  \t \n{"b":2}', ['{"a":1}', '{"b":2}']),
+            (" \r\n\t", []),
+            ("\r", []),
+            (b"  ", []),
+            ('\t{"a":1}\n', ['\t{"a":1}']),
+            (b'{"a":1}\r\n \r\n', [b'{"a":1}\r']),
         ]
         for message, frames in cases:
             with self.subTest(message=message):

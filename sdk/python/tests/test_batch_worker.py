@@ -109,11 +109,14 @@ class BatchWorkerTest(support.WorkerTestCase):
         peer = engine.wait_connection()
         support.skip_open_burst(peer)
         count = 3000
-        lines = [json.dumps(invoke("c0", "t::square", 0)), "{not json", "", json.dumps(invoke("c1", "t::square", 1))]
+        lines = [json.dumps(invoke("c0", "t::square", 0)), "{not json", "", " \t", json.dumps(invoke("c1", "t::square", 1))]
         lines += [json.dumps(invoke(f"c{n}", "t::square", n)) for n in range(2, count)]
-        peer.run(lambda conn: conn.send_text("\r\n".join(lines) + "\r\n"))
-        peer.run(lambda conn: conn.send_frame(ws_server.PING, b"hb"))  # read once the batch is through
-        results = [peer.next_of("invocationresult") for _ in range(count)]
+        with self.assertLogs("engine_sdk", "WARNING") as logged:
+            peer.run(lambda conn: conn.send_text("\r\n".join(lines) + "\r\n"))
+            peer.run(lambda conn: conn.send_frame(ws_server.PING, b"hb"))  # read once the batch is through
+            results = [peer.next_of("invocationresult") for _ in range(count)]
+        # The blank lines ("\r" and " \t\r") are skipped, as the engine does: only the bad line is logged.
+        self.assertEqual([r.getMessage().split(":")[0] for r in logged.records], ["Ignoring an inbound frame that is not JSON"])
         self.assertEqual([(r["invocation_id"], r["result"]) for r in results], [(f"c{n}", n * n) for n in range(count)])
         support.wait_until(lambda: peer.conn.pongs == [b"hb"], "the ping after the batch was answered")
         peer.send(invoke("after", "t::square", 7))  # still reading

@@ -97,6 +97,11 @@ export class PeerConnection {
     this.#socket.send(frames.map((f) => JSON.stringify(f)).join("\n"));
   }
 
+  /** Sends `text` as one message, as it is. */
+  sendText(text: string): void {
+    this.#socket.send(text);
+  }
+
   /** Closes the connection from the engine side. */
   close(code?: number, reason?: string): void {
     this.#socket.close(code, reason);

@@ -887,10 +887,17 @@ function lineSafe(text) {
   return text.includes("\n") ? text.replaceAll("\n", " ") : text;
 }
 function splitBatch(text) {
-  if (!text.includes("\n")) return text === "" ? [] : [
+  if (!text.includes("\n")) return isBlank(text) ? [] : [
     text
   ];
-  return text.split("\n").filter((line) => line !== "");
+  return text.split("\n").filter((line) => !isBlank(line));
+}
+function isBlank(line) {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
 }
 var FrameBatcher = class {
   #send;
