@@ -52,6 +52,8 @@ export class WebSocketSession implements Peer {
   #batcher: FrameBatcher | undefined;
   /** This connection's frames (and its end) on their way through the engine's pacer. */
   #lane = framePacer.lane<Inbound>((data) => this.#take(data));
+  /** The engine closed the socket (its shutdown, a reattach): frames still waiting are dropped. */
+  #closing = false;
 
   constructor(engine: Engine, socket: EngineSocket, options: SessionOptions) {
     this.#engine = engine;
@@ -107,10 +109,12 @@ export class WebSocketSession implements Peer {
 
   #take = (data: Inbound): void => {
     if (data === CLOSED) return this.#closed();
-    // Replaced by a reattached connection while frames of it waited for their turns: those would
-    // register triggers and trigger types under a worker that is gone, and nothing would remove
-    // them. They are dropped, as frames arriving after its socket closed are.
-    if (!this.#engine.workers.has(this.conn.id)) return;
+    // Closed by the engine while frames of it waited for their turns: at shutdown, they would
+    // start calls after the calls in flight were stopped, whose answers could not reach it; once
+    // replaced by a reattached connection, they would register triggers and trigger types under a
+    // worker that is gone, and nothing would remove them. They are dropped, as frames arriving
+    // after its socket closed are.
+    if (this.#closing || !this.#engine.workers.has(this.conn.id)) return;
     const limit = this.#options.maxFrameBytes;
     let text: string;
     if (typeof data === "string") {
@@ -394,6 +398,7 @@ export class WebSocketSession implements Peer {
   }
 
   close(code: number, reason: string): void {
+    this.#closing = true;
     this.#batcher?.flush();
     try {
       this.#socket.close(code, reason.slice(0, 120));
