@@ -46,11 +46,17 @@ export class TriggerTypeProviders {
     if (typeof type?.id !== "string" || type.id === "") {
       throw new TypeError("Trigger type id must be a non-empty string");
     }
+    const description: unknown = type.description ?? "";
+    if (typeof description !== "string") {
+      throw new TypeError(
+        `Invalid "description" of trigger type "${type.id}": expected a string, got ${typeof description}`,
+      );
+    }
     if (this.#types.has(type.id)) throw new Error(`Trigger type already registered: "${type.id}"`);
     const frame: Frame = {
       type: "registertriggertype",
       id: type.id,
-      description: type.description ?? "",
+      description,
     };
     this.#types.set(type.id, { frame, handler, bindings: new Map() });
     const unregisterFrame = { ...frame, type: "unregistertriggertype" };

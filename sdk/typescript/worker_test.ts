@@ -112,6 +112,15 @@ Deno.test("registerTrigger() and registerFunction() refuse values JSON cannot ho
       () => worker.registerFunction("a::c", () => null, { metadata: { n: 3n } }),
       /^TypeError: Invalid function "a::c": "metadata" is not JSON-serializable: .*BigInt/,
     );
+    const noop = { registerTrigger() {}, unregisterTrigger() {} };
+    assert.throws(
+      () =>
+        worker.registerTriggerType(
+          { id: "ticker", description: 10n } as unknown as { id: string; description: string },
+          noop,
+        ),
+      /^TypeError: Invalid "description" of trigger type "ticker": expected a string, got bigint/,
+    );
     const first = await engine.connection(0);
     await first.waitType("invokefunction", "engine::workers::register");
     first.close(1012, "restart");

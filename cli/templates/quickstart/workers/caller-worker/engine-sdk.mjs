@@ -1967,11 +1967,15 @@ var TriggerTypeProviders = class {
     if (typeof type?.id !== "string" || type.id === "") {
       throw new TypeError("Trigger type id must be a non-empty string");
     }
+    const description = type.description ?? "";
+    if (typeof description !== "string") {
+      throw new TypeError(`Invalid "description" of trigger type "${type.id}": expected a string, got ${typeof description}`);
+    }
     if (this.#types.has(type.id)) throw new Error(`Trigger type already registered: "${type.id}"`);
     const frame = {
       type: "registertriggertype",
       id: type.id,
-      description: type.description ?? ""
+      description
     };
     this.#types.set(type.id, {
       frame,
