@@ -15,7 +15,7 @@ import type { TransportName } from "../../engine/transport/select.ts";
 import { BATCH_PROTOCOL } from "../../sdk/typescript/batch.ts";
 import { registerWorker } from "../../sdk/typescript/mod.ts";
 import { FrameParser, MessageAssembler } from "../../sdk/typescript/websocket/frame.ts";
-import { nodeVersion } from "../../sdk/typescript/_testing/node.ts";
+import { killAndWait, nodeVersion } from "../../sdk/typescript/_testing/node.ts";
 import { ROOT } from "../support/engine_process.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 
@@ -191,14 +191,7 @@ for (const transport of ["deno", "native"] as TransportName[]) {
         const status = await child.status;
         assert.equal(status.code, 0, `node exited with ${status.code}`);
       } finally {
-        if (child) {
-          try {
-            child.kill("SIGKILL");
-          } catch {
-            // already exited
-          }
-          await child.status;
-        }
+        await killAndWait(child);
         await deno.shutdown();
         await proxy.close();
         await engine.stop();

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bundleForNode } from "../../sdk/typescript/build.ts";
-import { nodeVersion } from "../../sdk/typescript/_testing/node.ts";
+import { killAndWait, nodeVersion } from "../../sdk/typescript/_testing/node.ts";
 import { fetchJson, startStack } from "../../workers/http/_e2e.ts";
 
 const NODE = nodeVersion();
@@ -103,14 +103,7 @@ Deno.test({
       const status = await child.status;
       assert.equal(status.code, 0, `node exited with ${status.code}:\n${await stderr}`);
     } finally {
-      if (child) {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already exited
-        }
-        await child.status;
-      }
+      await killAndWait(child);
       await stack.stop();
       await Deno.remove(dir, { recursive: true });
     }

@@ -15,3 +15,14 @@ export function nodeVersion(): string | undefined {
     return undefined;
   }
 }
+
+/** Kills `child` unless it has exited already, and waits for it. */
+export async function killAndWait(child: Deno.ChildProcess | undefined): Promise<void> {
+  if (!child) return;
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // already exited
+  }
+  await child.status;
+}
