@@ -7,8 +7,24 @@
 import { WebSocketSession } from "../session.ts";
 import type { ServerOptions } from "./options.ts";
 import type { EngineSocket } from "./socket.ts";
+import type { Route } from "./route.ts";
+import { BATCH_PROTOCOL, offersProtocol } from "../../sdk/typescript/batch.ts";
 
 const decoder = new TextDecoder();
+
+/**
+ * The subprotocol the server chooses for an upgrade to `route` whose
+ * `Sec-WebSocket-Protocol` header is `offered`: `engine.batch.v1` for a
+ * worker's socket that offers it (not `/otel`, which carries binary
+ * telemetry, nor a channel's end), else none.
+ */
+export function chosenProtocol(
+  route: Route,
+  offered: string | null | undefined,
+): string | undefined {
+  const worker = route.kind === "upgrade" && route.path === "/";
+  return worker && offersProtocol(offered, BATCH_PROTOCOL) ? BATCH_PROTOCOL : undefined;
+}
 
 /** A session for a worker connected on `socket`; `batch`: it chose the `engine.batch.v1` subprotocol. */
 export function openSession(

@@ -4,7 +4,7 @@
  * @module
  */
 import type { WebSocketSession } from "../session.ts";
-import { openSession, receiveTelemetry } from "./attach.ts";
+import { chosenProtocol, openSession, receiveTelemetry } from "./attach.ts";
 import { claimChannel, serveDenoChannel } from "./channel_attach.ts";
 import { checkUpgrade, hasToken } from "./handshake.ts";
 import {
@@ -16,7 +16,6 @@ import {
 } from "./options.ts";
 import { describeAcceptError, serveLasting } from "./lasting_serve.ts";
 import { routeRequest } from "./route.ts";
-import { BATCH_PROTOCOL, offersProtocol } from "../../sdk/typescript/batch.ts";
 
 export function serveDeno(options: ServerOptions): Promise<EngineServer> {
   const sessions = new Set<WebSocketSession>();
@@ -53,12 +52,10 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
       socket.addEventListener("close", () => extra.delete(socket));
       return response;
     }
-    // Only a worker's socket batches frames; `/otel` carries binary telemetry.
-    const batch = route.path !== "/otel" &&
-      offersProtocol(req.headers.get("sec-websocket-protocol"), BATCH_PROTOCOL);
+    const protocol = chosenProtocol(route, req.headers.get("sec-websocket-protocol"));
     const { socket, response } = Deno.upgradeWebSocket(req, {
       idleTimeout: IDLE_TIMEOUT_S,
-      ...(batch ? { protocol: BATCH_PROTOCOL } : {}),
+      ...(protocol ? { protocol } : {}),
     });
     socket.binaryType = "arraybuffer";
     if (route.path === "/otel") {
@@ -69,7 +66,7 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
       socket.onclose = () => extra.delete(socket);
       return response;
     }
-    const session = openSession(socket, remoteAddress, options, batch);
+    const session = openSession(socket, remoteAddress, options, protocol !== undefined);
     sessions.add(session);
     socket.onopen = () => session.opened();
     socket.onmessage = (e) => session.receive(e.data);

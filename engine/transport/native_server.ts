@@ -7,8 +7,7 @@
  */
 import type { WebSocketSession } from "../session.ts";
 import { acceptLoop } from "./accept_loop.ts";
-import { BATCH_PROTOCOL, offersProtocol } from "../../sdk/typescript/batch.ts";
-import { openSession, receiveTelemetry } from "./attach.ts";
+import { chosenProtocol, openSession, receiveTelemetry } from "./attach.ts";
 import { claimChannel, serveNativeChannel } from "./channel_attach.ts";
 import { acceptUpgrade, hasToken } from "./handshake.ts";
 import { DEFAULT_HEAD_LIMITS, readRequestHead, type RequestHead } from "./http_head.ts";
@@ -74,10 +73,8 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     if (route.kind === "reply") {
       return await reply(conn, route.status, route.body, route.headers, request.method === "HEAD");
     }
-    // Only a worker's socket batches frames (not `/otel` nor a channel).
-    const batch = route.kind !== "channel" && route.path !== "/otel" &&
-      offersProtocol(request.headers.get("sec-websocket-protocol"), BATCH_PROTOCOL);
-    const handshake = acceptUpgrade(request, batch ? BATCH_PROTOCOL : undefined);
+    const protocol = chosenProtocol(route, request.headers.get("sec-websocket-protocol"));
+    const handshake = acceptUpgrade(request, protocol);
     if (!handshake.ok) {
       const body = { error: { code: "BAD_REQUEST", message: handshake.message } };
       return await reply(conn, handshake.status, body, handshake.headers);
@@ -112,7 +109,7 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
       }
       return;
     }
-    const session = openSession(socket, remoteAddress, options, batch);
+    const session = openSession(socket, remoteAddress, options, protocol !== undefined);
     socket.onText = (text) => session.receive(text);
     // The reader's buffer is reused, and a frame may wait in the pacer for a later turn: a copy.
     socket.onBinary = (bytes) => session.receive(bytes.slice());
