@@ -192,13 +192,10 @@ export class FramePacer {
         if (!this.step()) break;
       }
     } finally {
+      // step() keeps the ring compact; an empty one starts afresh.
       if (this.#head < this.#lanes.length) {
         this.#scheduled = true;
         setImmediate(this.#turn);
-        if (this.#head >= COMPACT_AT) {
-          this.#lanes = this.#lanes.slice(this.#head);
-          this.#head = 0;
-        }
       } else {
         this.#lanes = [];
         this.#head = 0;

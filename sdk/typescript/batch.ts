@@ -126,7 +126,6 @@ export class FrameBatcher {
     if (frames.length === 0) return;
     this.#frames = [];
     this.#units = 0;
-    if (frames.length === 1) return this.#send(frames[0]!);
     let start = 0;
     let units = frames[0]!.length;
     for (let i = 1; i < frames.length; i++) {
@@ -147,9 +146,7 @@ export class FrameBatcher {
   }
 }
 
+/** Frames `start` to `end` of `frames` as one message. */
 function joined(frames: string[], start: number, end: number): string {
-  if (end - start === 1) return frames[start]!;
-  let text = frames[start]!;
-  for (let i = start + 1; i < end; i++) text += "\n" + frames[i]!;
-  return text;
+  return end - start === 1 ? frames[start]! : frames.slice(start, end).join("\n");
 }

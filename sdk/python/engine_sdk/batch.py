@@ -126,9 +126,6 @@ class FrameBatcher:
             return
         self._frames = []
         self._bytes = 0
-        if len(frames) == 1:
-            self._send(frames[0])
-            return
         start = 0
         size = len(frames[0])
         for i in range(1, len(frames)):

@@ -929,7 +929,6 @@ var FrameBatcher = class {
     if (frames.length === 0) return;
     this.#frames = [];
     this.#units = 0;
-    if (frames.length === 1) return this.#send(frames[0]);
     let start = 0;
     let units = frames[0].length;
     for (let i = 1; i < frames.length; i++) {
@@ -949,10 +948,7 @@ var FrameBatcher = class {
   }
 };
 function joined(frames, start, end) {
-  if (end - start === 1) return frames[start];
-  let text = frames[start];
-  for (let i = start + 1; i < end; i++) text += "\n" + frames[i];
-  return text;
+  return end - start === 1 ? frames[start] : frames.slice(start, end).join("\n");
 }
 
 // sdk/typescript/connection.ts
