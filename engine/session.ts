@@ -59,7 +59,11 @@ export class WebSocketSession implements Peer {
     this.#engine = engine;
     this.#socket = socket;
     this.#options = options;
-    if (options.batch) this.#batcher = new FrameBatcher((text) => this.#write(text));
+    // Every text the engine sends is JSON.stringify's or a template around texts taken from
+    // frames it received, whose line feeds #take has turned into spaces: none holds one.
+    if (options.batch) {
+      this.#batcher = new FrameBatcher((text) => this.#write(text), { lineFree: true });
+    }
     this.conn = engine.connect(
       this,
       options.remoteAddress ? { remoteAddress: options.remoteAddress } : {},
@@ -137,7 +141,9 @@ export class WebSocketSession implements Peer {
       if (parsed.call) this.#refusedCall(parsed.call, parsed.code, parsed.message);
       return;
     }
-    this.#handle(parsed.frame, text);
+    // Parts of this text may travel on in frames of batches, where a line feed ends a frame. In
+    // JSON that parsed, a line feed can only be whitespace between tokens: a space means the same.
+    this.#handle(parsed.frame, text.includes("\n") ? text.replaceAll("\n", " ") : text);
   };
 
   /** Ends the call a refused frame belongs to with the refusal, instead of leaving it to time out. */

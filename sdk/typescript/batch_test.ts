@@ -88,3 +88,25 @@ Deno.test("FrameBatcher.flush() sends at once (before a close) and clear() drops
   await Promise.resolve();
   assert.deepEqual(sent, ["a"]);
 });
+
+Deno.test("FrameBatcher makes pushed texts line-safe, unless told they already are", async () => {
+  const pretty = JSON.stringify({ type: "ping", n: [1] }, null, 1);
+  const sent: string[] = [];
+  const checking = new FrameBatcher((text) => sent.push(text));
+  checking.push(pretty);
+  checking.push('{"type":"pong"}');
+  await Promise.resolve();
+  assert.deepEqual(sent.flatMap(splitBatch).map((f) => JSON.parse(f)), [
+    { type: "ping", n: [1] },
+    { type: "pong" },
+  ]);
+  // `lineFree`: the maker vouches for its texts (the engine's are JSON.stringify's, or built
+  // of texts whose line feeds it replaced on receipt); they are passed on unread, so a text
+  // that breaks the promise would split where it says.
+  const trusted: string[] = [];
+  const vouched = new FrameBatcher((text) => trusted.push(text), { lineFree: true });
+  vouched.push('{"a":\n1}');
+  vouched.push('{"b":2}');
+  await Promise.resolve();
+  assert.deepEqual(trusted, ['{"a":\n1}\n{"b":2}']);
+});
