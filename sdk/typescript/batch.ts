@@ -94,6 +94,7 @@ function isBlank(line: string): boolean {
  */
 export class FrameBatcher {
   #send: (text: string) => void;
+  #sendLines: ((frames: readonly string[]) => void) | undefined;
   #checked: boolean;
   #frames: string[] = [];
   #units = 0;
@@ -103,10 +104,20 @@ export class FrameBatcher {
    * `send` writes one message; it is not called for an empty batch. With
    * `lineFree`, the texts pushed are known to hold no line feed (their maker
    * sees to it) and are not scanned again: for a large frame built of parts,
-   * that scan would also copy it into one string before the batch does.
+   * that scan would also copy it into one string before the batch does. With
+   * `sendLines`, a message of several frames goes to it as they are, for a
+   * socket that writes them with line feeds between (no joined string);
+   * `send` then writes the messages of one frame.
    */
-  constructor(send: (text: string) => void, { lineFree = false }: { lineFree?: boolean } = {}) {
+  constructor(
+    send: (text: string) => void,
+    { lineFree = false, sendLines }: {
+      lineFree?: boolean;
+      sendLines?: (frames: readonly string[]) => void;
+    } = {},
+  ) {
     this.#send = send;
+    this.#sendLines = sendLines;
     this.#checked = lineFree;
   }
 
@@ -138,12 +149,12 @@ export class FrameBatcher {
     for (let i = 1; i < frames.length; i++) {
       const next = frames[i]!.length;
       if (units + 1 + next > BATCH_BYTES) {
-        this.#send(joined(frames, start, i));
+        this.#message(frames, start, i);
         start = i;
         units = next;
       } else units += 1 + next;
     }
-    this.#send(joined(frames, start, frames.length));
+    this.#message(frames, start, frames.length);
   };
 
   /** Drops what is queued (the connection is gone). */
@@ -151,9 +162,12 @@ export class FrameBatcher {
     this.#frames = [];
     this.#units = 0;
   }
-}
 
-/** Frames `start` to `end` of `frames` as one message. */
-function joined(frames: string[], start: number, end: number): string {
-  return end - start === 1 ? frames[start]! : frames.slice(start, end).join("\n");
+  /** Frames `start` to `end` of `frames` as one message. */
+  #message(frames: string[], start: number, end: number): void {
+    if (end - start === 1) return this.#send(frames[start]!);
+    const lines = start === 0 && end === frames.length ? frames : frames.slice(start, end);
+    if (this.#sendLines) this.#sendLines(lines);
+    else this.#send(lines.join("\n"));
+  }
 }

@@ -110,3 +110,22 @@ Deno.test("FrameBatcher makes pushed texts line-safe, unless told they already a
   await Promise.resolve();
   assert.deepEqual(trusted, ['{"a":\n1}\n{"b":2}']);
 });
+
+Deno.test("FrameBatcher hands a message of several frames to sendLines unjoined, one frame to send", async () => {
+  const texts: string[] = [];
+  const lines: string[][] = [];
+  const batcher = new FrameBatcher((text) => texts.push(text), {
+    sendLines: (frames) => lines.push([...frames]),
+  });
+  batcher.push("a");
+  await Promise.resolve();
+  const big = "x".repeat(BATCH_BYTES - 3);
+  batcher.push("b");
+  batcher.push("c");
+  batcher.push(big);
+  batcher.push("d");
+  await Promise.resolve();
+  assert.deepEqual(texts, ["a"]);
+  // Still within BATCH_BYTES a message: "b", "c" together; the large frame and "d" after.
+  assert.deepEqual(lines, [["b", "c"], [big, "d"]]);
+});

@@ -153,7 +153,9 @@ export class Connection {
       if (this.#lastError) console.info(`[engine-sdk] Connected to ${s.url}`);
       this.#lastError = "";
       this.#batcher = ws.protocol === BATCH_PROTOCOL
-        ? new FrameBatcher((text) => ws.readyState === "open" && ws.send(text))
+        ? new FrameBatcher((text) => ws.readyState === "open" && ws.send(text), {
+          sendLines: (frames) => ws.readyState === "open" && ws.sendLines(frames),
+        })
         : undefined;
       this.#startHeartbeat();
       this.#events.open();

@@ -14,6 +14,7 @@ import { createConnection, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import {
   encodeFrame,
+  encodeLinesFrame,
   encodeTextFrame,
   type Frame,
   FrameError,
@@ -180,6 +181,15 @@ export class WebSocketClient {
     this.#assertOpen();
     if (typeof data === "string") this.#writeFrame(encodeTextFrame(data));
     else this.#write(Opcode.Binary, data);
+  }
+
+  /**
+   * Sends one text message of `lines` with a line feed between each two,
+   * encoded into the frame as they are (no joined string). Throws unless open.
+   */
+  sendLines(lines: readonly string[]): void {
+    this.#assertOpen();
+    this.#writeFrame(encodeLinesFrame(lines));
   }
 
   /** Stops reading from the server until {@linkcode resume}: TCP then holds it back. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   encodeFrame,
+  encodeLinesFrame,
   encodeTextFrame,
   FrameError,
   FrameParser,
@@ -54,6 +55,29 @@ Deno.test("encodeTextFrame() writes the UTF-8 of ASCII and non-ASCII text of eve
       // The parser refuses masked frames (it reads a server's); the length fields are checked above.
       assert.throws(() => parsed.push(frame), (e) => e instanceof FrameError && e.code === 1002);
     }
+  }
+});
+
+Deno.test("encodeLinesFrame() writes its lines with line feeds between, as one text frame", () => {
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  const cases: string[][] = [
+    ["a"],
+    ["a", "b"],
+    ["", "x", ""],
+    ['{"type":"ping"}', "y".repeat(10_240), "z".repeat(70_000)],
+    // Not all ASCII (in the first line, a middle one, the last): joined and encoded whole.
+    ["é", "plain"],
+    ["plain", "😀 and é", "plain again"],
+    ["x".repeat(9_000), "tail ü"],
+  ];
+  for (const lines of cases) {
+    const text = lines.join("\n");
+    const bytes = enc.encode(text);
+    const frame = encodeLinesFrame(lines);
+    const headerLen = bytes.length < 126 ? 6 : bytes.length < 65536 ? 8 : 14;
+    assert.equal(frame.length, headerLen + bytes.length, JSON.stringify(lines).slice(0, 40));
+    assert.equal(frame[0], 0x81, "FIN + text");
+    assert.equal(dec.decode(unmask(frame, headerLen)), text);
   }
 });
 

@@ -49,6 +49,24 @@ function encodeTextFrame(text) {
   maskPayload(out, headerLen, len);
   return out;
 }
+function encodeLinesFrame(lines) {
+  let len = lines.length - 1;
+  for (const line of lines) len += line.length;
+  const headerLen = headerLength(len, true);
+  const out = allocate(headerLen + len);
+  let at = headerLen;
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) out[at++] = 10;
+    const line = lines[i];
+    if (textEncoder.encodeInto(line, out.subarray(at, at + line.length)).read !== line.length) {
+      return encodeTextFrame(lines.join("\n"));
+    }
+    at += line.length;
+  }
+  writeHeader(out, Opcode.Text, len, true, true);
+  maskPayload(out, headerLen, len);
+  return out;
+}
 var textEncoder = new TextEncoder();
 function headerLength(len, mask) {
   return 2 + (len < 126 ? 0 : len < 65536 ? 2 : 8) + (mask ? 4 : 0);
@@ -575,6 +593,14 @@ var WebSocketClient = class _WebSocketClient {
     if (typeof data === "string") this.#writeFrame(encodeTextFrame(data));
     else this.#write(Opcode.Binary, data);
   }
+  /**
+   * Sends one text message of `lines` with a line feed between each two,
+   * encoded into the frame as they are (no joined string). Throws unless open.
+   */
+  sendLines(lines) {
+    this.#assertOpen();
+    this.#writeFrame(encodeLinesFrame(lines));
+  }
   /** Stops reading from the server until {@linkcode resume}: TCP then holds it back. */
   pause() {
     this.#socket?.pause();
@@ -901,6 +927,7 @@ function isBlank(line) {
 }
 var FrameBatcher = class {
   #send;
+  #sendLines;
   #checked;
   #frames = [];
   #units = 0;
@@ -909,10 +936,14 @@ var FrameBatcher = class {
    * `send` writes one message; it is not called for an empty batch. With
    * `lineFree`, the texts pushed are known to hold no line feed (their maker
    * sees to it) and are not scanned again: for a large frame built of parts,
-   * that scan would also copy it into one string before the batch does.
+   * that scan would also copy it into one string before the batch does. With
+   * `sendLines`, a message of several frames goes to it as they are, for a
+   * socket that writes them with line feeds between (no joined string);
+   * `send` then writes the messages of one frame.
    */
-  constructor(send, { lineFree = false } = {}) {
+  constructor(send, { lineFree = false, sendLines } = {}) {
     this.#send = send;
+    this.#sendLines = sendLines;
     this.#checked = lineFree;
   }
   /** UTF-16 units queued and not yet handed to `send` (a lower bound of their bytes). */
@@ -941,22 +972,26 @@ var FrameBatcher = class {
     for (let i = 1; i < frames.length; i++) {
       const next = frames[i].length;
       if (units + 1 + next > BATCH_BYTES) {
-        this.#send(joined(frames, start, i));
+        this.#message(frames, start, i);
         start = i;
         units = next;
       } else units += 1 + next;
     }
-    this.#send(joined(frames, start, frames.length));
+    this.#message(frames, start, frames.length);
   };
   /** Drops what is queued (the connection is gone). */
   clear() {
     this.#frames = [];
     this.#units = 0;
   }
+  /** Frames `start` to `end` of `frames` as one message. */
+  #message(frames, start, end) {
+    if (end - start === 1) return this.#send(frames[start]);
+    const lines = start === 0 && end === frames.length ? frames : frames.slice(start, end);
+    if (this.#sendLines) this.#sendLines(lines);
+    else this.#send(lines.join("\n"));
+  }
 };
-function joined(frames, start, end) {
-  return end - start === 1 ? frames[start] : frames.slice(start, end).join("\n");
-}
 
 // sdk/typescript/connection.ts
 var DEFAULT_RECONNECT = {
@@ -1047,7 +1082,9 @@ var Connection = class {
       this.#attempt = 0;
       if (this.#lastError) console.info(`[engine-sdk] Connected to ${s.url}`);
       this.#lastError = "";
-      this.#batcher = ws.protocol === BATCH_PROTOCOL ? new FrameBatcher((text) => ws.readyState === "open" && ws.send(text)) : void 0;
+      this.#batcher = ws.protocol === BATCH_PROTOCOL ? new FrameBatcher((text) => ws.readyState === "open" && ws.send(text), {
+        sendLines: (frames) => ws.readyState === "open" && ws.sendLines(frames)
+      }) : void 0;
       this.#startHeartbeat();
       this.#events.open();
     };
