@@ -17,7 +17,7 @@ import { memberText } from "./protocol/member_text.ts";
 import { invokeFrameText, type InvokeText, resultFrameText } from "./protocol/frame_text.ts";
 import { type EngineSocket, SocketState } from "./transport/socket.ts";
 import { framePacer } from "./transport/pacer.ts";
-import { FrameBatcher, splitBatch } from "../sdk/typescript/batch.ts";
+import { FrameBatcher, MAX_BATCH_UNITS, splitBatch } from "../sdk/typescript/batch.ts";
 
 /** How long a provider may take to answer a `registertrigger`. */
 const PROVIDER_ANSWER_MS = 10_000;
@@ -105,6 +105,13 @@ export class WebSocketSession implements Peer {
    */
   receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
     if (this.#batcher !== undefined && typeof data === "string" && data.includes("\n")) {
+      if (data.length > MAX_BATCH_UNITS) {
+        return this.protocolError({
+          code: ErrorCode.FrameTooLarge,
+          message:
+            `Message of ${data.length} characters holds several frames (engine.batch.v1) and exceeds the ${MAX_BATCH_UNITS}-character limit for those: none of its frames was handled`,
+        });
+      }
       for (const frame of splitBatch(data)) this.#lane.submit(frame);
       return;
     }

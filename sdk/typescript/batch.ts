@@ -25,6 +25,14 @@ export const BATCH_PROTOCOL = "engine.batch.v1";
 export const BATCH_BYTES = 64 * 1024;
 
 /**
+ * The most UTF-16 units the engine takes in one message of several frames:
+ * four times what the SDKs put in one (a single frame is bounded by the
+ * engine's `max_frame_bytes` instead). A larger one is refused whole: its
+ * frames would be handled in one go, holding up every other connection.
+ */
+export const MAX_BATCH_UNITS = 4 * BATCH_BYTES;
+
+/**
  * Whether the `Sec-WebSocket-Protocol` header `value` offers `name` (exact
  * match: subprotocol names are case-sensitive).
  *

@@ -909,6 +909,7 @@ var WebSocketClient = class _WebSocketClient {
 // sdk/typescript/batch.ts
 var BATCH_PROTOCOL = "engine.batch.v1";
 var BATCH_BYTES = 64 * 1024;
+var MAX_BATCH_UNITS = 4 * BATCH_BYTES;
 function lineSafe(text) {
   return text.includes("\n") ? text.replaceAll("\n", " ") : text;
 }
