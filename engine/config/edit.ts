@@ -88,6 +88,7 @@ export function addWorkerEntry(
   const existing = findWorkerEntry(text, entry.name);
   if (existing && !options.force) return { ok: false, reason: "exists", ...existing };
   const plain = plainEntry(entry);
+  const eol = lineEnding(text);
   const edits: Edit[] = [];
   const { seq, keyColumn } = found;
   if (seq === undefined || seq.flow) {
@@ -96,9 +97,9 @@ export function addWorkerEntry(
       nameOf(item) === entry.name ? plain : toJS(item)
     );
     if (!existing) items.push(plain);
-    const rendered = renderBlock(items, keyColumn + 2);
+    const rendered = renderBlock(items, keyColumn + 2, eol);
     if (found.value === undefined) {
-      edits.push({ from: text.length, to: text.length, insert: `workers:\n${rendered}` });
+      edits.push({ from: text.length, to: text.length, insert: `workers:${eol}${rendered}` });
     } else {
       const [start, end] = found.value;
       edits.push({ from: trimBack(text, start), to: end, insert: "" });
@@ -106,10 +107,10 @@ export function addWorkerEntry(
     }
   } else {
     const indent = seq.range![0] - lineStartOf(text, seq.range![0]);
-    const rendered = renderBlock([plain], indent);
+    const rendered = renderBlock([plain], indent, eol);
     const matches = seq.items.filter((item) => nameOf(item) === entry.name) as Node[];
     if (matches.length === 0) {
-      const end = spanEnd(text, seq.range![1]);
+      const end = ownEnd(text, spanEnd(text, seq.range![1]), indent);
       edits.push({ from: end, to: end, insert: rendered });
     }
     matches.forEach((item, i) => {
@@ -117,7 +118,7 @@ export function addWorkerEntry(
       edits.push({ from, to, insert: i === 0 ? rendered : "" });
     });
   }
-  return { ok: true, text: applyEdits(text, edits), replaced: existing !== undefined };
+  return { ok: true, text: applyEdits(text, edits, eol), replaced: existing !== undefined };
 }
 
 /** Removes the entry named `name` (every one of them, if a hand edit doubled it). */
@@ -145,7 +146,7 @@ export function removeWorkerEntry(text: string, name: string): RemoveWorkerResul
       edits.push({ from: found.colon + 1, to: found.colon + 1, insert: " []", inline: true });
     }
   }
-  return { ok: true, text: applyEdits(text, edits) };
+  return { ok: true, text: applyEdits(text, edits, lineEnding(text)) };
 }
 
 const FLOW = { collectionStyle: "flow", lineWidth: 0 } as const;
@@ -220,11 +221,17 @@ function plainEntry(entry: WorkerEntryInput): WorkerEntryInput {
   return plain;
 }
 
-/** Renders list items as a block list at `indent` spaces, ending in a newline. */
-function renderBlock(items: unknown[], indent: number): string {
+/** The file's line ending: CRLF when its first line ends so, else LF. */
+function lineEnding(text: string): string {
+  const newline = text.indexOf("\n");
+  return newline > 0 && text[newline - 1] === "\r" ? "\r\n" : "\n";
+}
+
+/** Renders list items as a block list at `indent` spaces, each line ending in `eol`. */
+function renderBlock(items: unknown[], indent: number, eol: string): string {
   const pad = " ".repeat(indent);
   const block = stringify(items, { indent: 2, lineWidth: 0 });
-  return block.split("\n").map((line) => line === "" ? line : pad + line).join("\n");
+  return block.split("\n").map((line) => line === "" ? line : pad + line).join(eol);
 }
 
 /** Whole lines from the item's `-` to the end of its last line. */
@@ -232,11 +239,41 @@ function itemSpan(text: string, item: Node): [number, number] {
   const [start, end] = item.range!;
   let from = lineStartOf(text, start);
   if (!text.slice(from, start).includes("-") && from > 0) from = lineStartOf(text, from - 1);
-  return [from, spanEnd(text, end)];
+  return [from, ownEnd(text, spanEnd(text, end), indentOf(text, from))];
 }
 
+/**
+ * Back from `end` (a line start) over the blank lines and the comments
+ * indented less than `indent` that end a list's span: after an indented
+ * comment the parser lets a node run on over them, but they introduce what
+ * follows the list (a column-0 comment above the next key).
+ */
+function ownEnd(text: string, end: number, indent: number): number {
+  while (end > 0) {
+    const start = lineStartOf(text, end - 1);
+    const line = text.slice(start, end);
+    const column = line.search(/\S/);
+    if (column !== -1 && !(line[column] === "#" && column < indent)) break;
+    end = start;
+  }
+  return end;
+}
+
+/** Spaces at the start of the line that starts at `from`. */
+function indentOf(text: string, from: number): number {
+  let i = from;
+  while (text[i] === " ") i++;
+  return i - from;
+}
+
+/**
+ * The line start at or after `end`. A node can end in the indentation of
+ * the next line (before the next entry's `-`, after a comment): that line is
+ * not its own.
+ */
 function spanEnd(text: string, end: number): number {
-  return end > 0 && text[end - 1] === "\n" ? end : lineEndOf(text, end);
+  const start = lineStartOf(text, end);
+  return /^[ \t]*$/.test(text.slice(start, end)) ? start : lineEndOf(text, end);
 }
 
 function lineStartOf(text: string, offset: number): number {
@@ -254,15 +291,15 @@ function trimBack(text: string, offset: number): number {
   return offset;
 }
 
-/** Applies non-overlapping edits, last first; an insertion after a line without newline gets one. */
-function applyEdits(text: string, edits: Edit[]): string {
+/** Applies non-overlapping edits, last first; an insertion after a line without `eol` gets one. */
+function applyEdits(text: string, edits: Edit[], eol: string): string {
   let out = text;
   for (
     const { from, to, insert, inline } of [...edits].sort((a, b) => b.from - a.from || b.to - a.to)
   ) {
     const needsNewline = !inline && insert !== "" && from === to && from > 0 &&
       out[from - 1] !== "\n";
-    out = out.slice(0, from) + (needsNewline ? "\n" : "") + insert + out.slice(to);
+    out = out.slice(0, from) + (needsNewline ? eol : "") + insert + out.slice(to);
   }
   return out;
 }

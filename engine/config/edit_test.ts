@@ -252,3 +252,81 @@ Deno.test("findWorkerEntry() finds an entry by name with its line", async (t) =>
   }
   assert.equal(findWorkerEntry("workers: [\n", "a"), undefined);
 });
+
+Deno.test("addWorkerEntry() and removeWorkerEntry() keep a CRLF file's line endings", async (t) => {
+  const entry = { name: "w", path: "./w" };
+  const cases: [string, string][] = [
+    ["block list", "# mine\r\nworkers:\r\n  - name: engine-state\r\nport: 1\r\n"],
+    ["empty list", "workers: []\r\n"],
+    ["no workers key", "port: 1\r\n"],
+    ["no final line ending", "workers:\r\n  - name: engine-state"],
+    ["flow list", "workers: [{name: engine-state}]\r\n"],
+  ];
+  for (const [name, text] of cases) {
+    await t.step(name, () => {
+      const added = addWorkerEntry(text, entry);
+      assert.ok(added.ok);
+      assert.doesNotMatch(
+        added.text,
+        /[^\r]\n/,
+        `a bare line feed in:\n${JSON.stringify(added.text)}`,
+      );
+      assert.deepEqual(parsesTo(added.text).at(-1), "w");
+      const removed = removeWorkerEntry(added.text, "w");
+      assert.ok(removed.ok);
+      assert.doesNotMatch(removed.text, /[^\r]\n/);
+    });
+  }
+});
+
+Deno.test("worker edits leave comments after the list to what follows it", async (t) => {
+  // The last entry ends in an indented comment, which the YAML parser lets run on over the
+  // column-0 comment and blank line that introduce the next key.
+  const text = "workers:\n  - name: engine-state\n    config:\n      adapter: memory\n" +
+    "      # kept in memory\n# The console, off here\n\nconsole: {enabled: false}\n";
+  await t.step("add inserts after the list's own lines", () => {
+    const result = addWorkerEntry(text, { name: "w", path: "./w" });
+    assert.ok(result.ok);
+    assert.equal(
+      result.text,
+      "workers:\n  - name: engine-state\n    config:\n      adapter: memory\n" +
+        "      # kept in memory\n  - name: w\n    path: ./w\n# The console, off here\n\n" +
+        "console: {enabled: false}\n",
+    );
+  });
+  await t.step("remove keeps the next key's comment and blank line", () => {
+    const result = removeWorkerEntry(text, "engine-state");
+    assert.ok(result.ok);
+    assert.equal(
+      result.text,
+      "workers: []\n# The console, off here\n\nconsole: {enabled: false}\n",
+    );
+  });
+  await t.step("force replaces only the entry's lines", () => {
+    const result = addWorkerEntry(text, { name: "engine-state", config: { adapter: "sqlite" } }, {
+      force: true,
+    });
+    assert.ok(result.ok);
+    assert.equal(
+      result.text,
+      "workers:\n  - name: engine-state\n    config:\n      adapter: sqlite\n" +
+        "# The console, off here\n\nconsole: {enabled: false}\n",
+    );
+  });
+  // Here the parser ends "a" in the indentation before the "-" of "b".
+  const between = "workers:\n  - name: a\n    config:\n      x: 1\n      # of a\n# about b\n" +
+    "  - name: b\n  - name: c\n";
+  await t.step("removing the entry before a comment keeps the next entry", () => {
+    const result = removeWorkerEntry(between, "a");
+    assert.ok(result.ok);
+    assert.equal(result.text, "workers:\n# about b\n  - name: b\n  - name: c\n");
+  });
+  await t.step("replacing the entry before a comment keeps the next entry", () => {
+    const result = addWorkerEntry(between, { name: "a", path: "./a" }, { force: true });
+    assert.ok(result.ok);
+    assert.equal(
+      result.text,
+      "workers:\n  - name: a\n    path: ./a\n# about b\n  - name: b\n  - name: c\n",
+    );
+  });
+});
