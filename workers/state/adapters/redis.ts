@@ -8,7 +8,11 @@
  * TypeScript (`update_ops.ts`, the same code as every adapter) and writes with
  * a compare-and-set script that refuses when the field changed in between, in
  * which case it reads again and retries. Updates to one key from this process
- * queue behind each other, so only other processes cause retries.
+ * queue behind each other, so only other processes cause retries. Each update
+ * leaves a mark (`state-write:<uuid>`) with its write, removed once answered:
+ * when the connection breaks before Redis's answer arrives, the client sends
+ * the write again, and the mark tells the script it already landed, so the ops
+ * apply once.
  *
  * @module
  */
@@ -46,10 +50,13 @@ local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old then redis.call('HDEL', KEYS[1], ARGV[1]) end
 return old`;
 
-// KEYS[1] hash, ARGV[1] field, ARGV[2] '1' if the field was read with the text
-// ARGV[3] or '0' if it was missing, ARGV[4] the new text: 1 if written, 0 if the
-// field no longer matches what was read.
+// KEYS[1] hash, KEYS[2] the update's mark, ARGV[1] field, ARGV[2] '1' if the
+// field was read with the text ARGV[3] or '0' if it was missing, ARGV[4] the new
+// text, ARGV[5] how long the mark lives in ms: 1 if written (now or by an earlier
+// send of this same call, which left the mark), 0 if the field no longer matches
+// what was read.
 const COMPARE_AND_SET_SCRIPT = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 1 end
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if ARGV[2] == '1' then
   if current ~= ARGV[3] then return 0 end
@@ -57,17 +64,28 @@ elseif current then
   return 0
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[5])
 return 1`;
+
+/** The prefix of an update's mark: outside `state:`, so never taken for a scope. */
+const MARK_PREFIX = "state-write:";
+/**
+ * How long a mark outlives its write when nothing removes it (the update removes it
+ * once answered): longer than the client keeps sending a command again.
+ */
+const MARK_TTL_MS = 60 * 1000;
 
 interface StateScripts {
   stateSet(hash: string, field: string, text: string): Promise<string | null>;
   stateDelete(hash: string, field: string): Promise<string | null>;
   stateCompareAndSet(
     hash: string,
+    mark: string,
     field: string,
     existed: "0" | "1",
     expected: string,
     text: string,
+    markTtlMs: number,
   ): Promise<number>;
 }
 
@@ -82,7 +100,7 @@ export class RedisStore implements StateStore {
   private constructor(redis: Redis, options: RedisStoreOptions) {
     redis.defineCommand("stateSet", { numberOfKeys: 1, lua: SET_SCRIPT });
     redis.defineCommand("stateDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT });
-    redis.defineCommand("stateCompareAndSet", { numberOfKeys: 1, lua: COMPARE_AND_SET_SCRIPT });
+    redis.defineCommand("stateCompareAndSet", { numberOfKeys: 2, lua: COMPARE_AND_SET_SCRIPT });
     this.#redis = redis as Redis & StateScripts;
     this.#maxValueBytes = options.maxValueBytes;
   }
@@ -126,6 +144,8 @@ export class RedisStore implements StateStore {
 
   async #update(scope: string, key: string, ops: readonly UpdateOp[]): Promise<UpdateOutcome> {
     const hash = PREFIX + scope;
+    // One mark for every attempt: only one of them can write.
+    const mark = MARK_PREFIX + crypto.randomUUID();
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
       const stored = await this.#redis.hget(hash, key);
       const plan = planUpdate(stored ?? undefined, ops, {
@@ -136,12 +156,18 @@ export class RedisStore implements StateStore {
       if (plan.text === undefined) return plan.outcome;
       const written = await this.#redis.stateCompareAndSet(
         hash,
+        mark,
         key,
         stored === null ? "0" : "1",
         stored ?? "",
         plan.text,
+        MARK_TTL_MS,
       );
-      if (written === 1) return plan.outcome;
+      if (written === 1) {
+        // Answered: nothing sends this write again, the mark has done its job.
+        this.#redis.del(mark).catch(() => {});
+        return plan.outcome;
+      }
       // Another process wrote in between: back off a little, at random, and retry.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 20)));
     }

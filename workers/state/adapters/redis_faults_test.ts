@@ -1,0 +1,73 @@
+/**
+ * The Redis state adapter when the network between it and a real
+ * `redis-server` misbehaves (a proxy in between, see `_redis_proxy.ts`): an
+ * answer lost after Redis ran the command, and a Redis that stops answering
+ * without closing the connection.
+ */
+
+import assert from "node:assert/strict";
+import { Redis } from "ioredis";
+import { startRedisServer } from "../../../tests/support/redis_server.ts";
+import { parseOps, type UpdateOp } from "../update_ops.ts";
+import { startRedisProxy } from "./_redis_proxy.ts";
+import { RedisStore, type RedisStoreOptions } from "./redis.ts";
+
+function ops(raw: unknown[]): UpdateOp[] {
+  const parsed = parseOps(raw);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  return parsed.ops;
+}
+
+/** A store connected to a new Redis through a proxy, and a store connected to it directly. */
+async function withProxiedStore(
+  options: Partial<RedisStoreOptions>,
+  run: (
+    proxied: RedisStore,
+    proxy: ReturnType<typeof startRedisProxy>,
+    direct: RedisStore,
+    admin: Redis,
+  ) => Promise<void>,
+): Promise<void> {
+  const server = await startRedisServer();
+  const proxy = startRedisProxy(server.port);
+  const stores: RedisStore[] = [];
+  const admin = new Redis(server.url);
+  try {
+    const proxied = await RedisStore.connect({
+      url: proxy.url,
+      maxValueBytes: 1 << 20,
+      ...options,
+    });
+    stores.push(proxied);
+    const direct = await RedisStore.connect({ url: server.url, maxValueBytes: 1 << 20 });
+    stores.push(direct);
+    await run(proxied, proxy, direct, admin);
+  } finally {
+    proxy.release();
+    for (const store of stores) await store.close();
+    admin.disconnect();
+    await proxy.stop();
+    await server.stop();
+  }
+}
+
+Deno.test("RedisStore.update() applies its ops once when the answer to its write is lost", async () => {
+  await withProxiedStore({}, async (store, proxy, direct, admin) => {
+    const increment = ops([{ type: "increment", path: "n", by: 1 }]);
+    // Loads the scripts, so the write below is the one script call of the update.
+    await store.update("counters", "warm-up", increment);
+    await store.set("counters", "lost-reply", { n: 0 });
+    const lost = proxy.loseReplyTo((request) =>
+      /evalsha/i.test(request) && request.includes("lost-reply")
+    );
+    const outcome = await store.update("counters", "lost-reply", increment);
+    await lost;
+    assert.deepEqual(outcome.oldValue, { n: 0 });
+    assert.deepEqual(outcome.newValue, { n: 1 });
+    // The client sent the write again on the new connection: it must not land twice.
+    assert.deepEqual(await direct.get("counters", "lost-reply"), { n: 1 });
+    // Each update removed its mark once answered (before the next command on its connection).
+    await store.get("counters", "lost-reply");
+    assert.deepEqual(await admin.keys("state-write:*"), []);
+  });
+});
