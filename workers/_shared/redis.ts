@@ -15,6 +15,12 @@ export interface RedisConnectOptions {
   url: string;
   /** Where connection trouble is reported. */
   log?: Logger;
+  /**
+   * How long a command waits for Redis's answer before it fails (a Redis that
+   * hangs, or a network that drops packets without closing the connection);
+   * none when omitted.
+   */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -26,7 +32,11 @@ export interface RedisConnectOptions {
 export async function connectRedis(options: RedisConnectOptions): Promise<Redis> {
   // Loaded on first use: ioredis is ~30 ms of the engine's start-up otherwise.
   const { Redis } = await import("ioredis");
-  const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  const redis = new Redis(options.url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 3,
+    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
+  });
   const where = redactUrl(options.url);
   let lastError = "";
   let reported = "";
@@ -45,7 +55,9 @@ export async function connectRedis(options: RedisConnectOptions): Promise<Redis>
   redis.sendCommand =
     ((...args: Parameters<typeof send>) =>
       (send(...args) as Promise<unknown>).catch((error: unknown) => {
-        throw connectionLost(error) ? unreachable(where, lastError, error) : error;
+        if (connectionLost(error)) throw unreachable(where, lastError, error);
+        if (timedOut(error)) throw noAnswer(where, options.commandTimeoutMs, error);
+        throw error;
       })) as typeof send;
   try {
     await redis.connect();
@@ -65,6 +77,18 @@ export async function connectRedis(options: RedisConnectOptions): Promise<Redis>
 function connectionLost(error: unknown): boolean {
   return error instanceof Error &&
     (error.name === "MaxRetriesPerRequestError" || error.message === "Connection is closed.");
+}
+
+/** Whether ioredis gave up waiting for an answer (`commandTimeout`). */
+function timedOut(error: unknown): boolean {
+  return error instanceof Error && error.message === "Command timed out";
+}
+
+function noAnswer(where: string, timeoutMs: number | undefined, cause: unknown): Error {
+  return new Error(
+    `Redis at ${where} did not answer within ${timeoutMs} ms: what it was sent may still take effect when it answers`,
+    { cause },
+  );
 }
 
 function unreachable(where: string, lastError: string, cause: unknown): Error {

@@ -35,6 +35,12 @@ import {
 export interface RedisStoreOptions extends StoreOptions, RedisConnectOptions {}
 
 const PREFIX = "state:";
+/**
+ * How long a command waits for Redis by default: well within the engine's
+ * default call time-out (30 s), so a Redis that hangs fails the call with an
+ * error naming it rather than a bare time-out.
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 /** How many times an update retries after another process changed the key. */
 const MAX_UPDATE_ATTEMPTS = 1000;
 
@@ -107,7 +113,8 @@ export class RedisStore implements StateStore {
 
   /** Connects to `options.url`; rejects when Redis does not answer. */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
-    return new RedisStore(await connectRedis(options), options);
+    const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    return new RedisStore(await connectRedis({ ...options, commandTimeoutMs }), options);
   }
 
   async get(scope: string, key: string): Promise<JsonValue | undefined> {

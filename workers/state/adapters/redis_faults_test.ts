@@ -71,3 +71,39 @@ Deno.test("RedisStore.update() applies its ops once when the answer to its write
     assert.deepEqual(await admin.keys("state-write:*"), []);
   });
 });
+
+Deno.test("RedisStore: a Redis that stops answering fails calls after commandTimeoutMs, naming Redis and the time", async () => {
+  await withProxiedStore({ commandTimeoutMs: 300 }, async (store, proxy, direct) => {
+    await store.set("s", "k", 1);
+    proxy.hold();
+    const hung = /Redis at redis:\/\/127\.0\.0\.1:\d+\/? did not answer within 300 ms/;
+    await assert.rejects(() => Promise.resolve(store.get("s", "k")), hung);
+    await assert.rejects(
+      () => Promise.resolve(store.update("s", "k", ops([{ type: "increment", path: "", by: 1 }]))),
+      hung,
+    );
+    // A write sent before the time-out may still land: the message says so.
+    await assert.rejects(
+      () => Promise.resolve(store.set("s", "k", 2)),
+      /did not answer within 300 ms: what it was sent may still take effect when it answers/,
+    );
+    proxy.release();
+    // The connection is usable again, without reconnecting by hand.
+    assert.equal(await store.get("s", "k"), 2);
+    assert.deepEqual(
+      (await store.update("s", "k", ops([{ type: "increment", path: "", by: 1 }]))).newValue,
+      3,
+    );
+    assert.equal(await direct.get("s", "k"), 3);
+  });
+});
+
+Deno.test("RedisStore.connect() to a Redis that accepts but never answers fails instead of hanging", async () => {
+  await withProxiedStore({}, async (_store, proxy) => {
+    proxy.hold();
+    await assert.rejects(
+      RedisStore.connect({ url: proxy.url, maxValueBytes: 1024, commandTimeoutMs: 300 }),
+      /Cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+\/?: .*did not answer within 300 ms/,
+    );
+  });
+});
