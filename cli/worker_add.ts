@@ -15,6 +15,7 @@ import { addWorkerEntry, type EngineConfig, findWorkerEntry } from "../engine/co
 import { install, installCacheDir } from "../engine/supervisor/install.ts";
 import { type LoadedManifest, loadManifest } from "../engine/supervisor/manifest.ts";
 import { BUILTIN_WORKERS } from "../workers/catalog.ts";
+import { writeConfigText } from "./config_write.ts";
 import { callerDir } from "./paths.ts";
 import { formatDuration, progress } from "./progress.ts";
 import type { Io } from "./trigger.ts";
@@ -126,7 +127,11 @@ async function addLocal(
       );
       return 1;
     }
-    await Deno.writeTextFile(file, edited.text);
+    const failed = await writeConfigText(file, edited.text);
+    if (failed !== undefined) {
+      io.err(`Error: ${failed}`);
+      return 1;
+    }
     config = checked.config;
     io.out(`Added "${name}" to ${file} (path ${entry.path})`);
   }
@@ -250,7 +255,11 @@ async function addBuiltin(
     return 1;
   }
   const since = Date.now();
-  await Deno.writeTextFile(file, edited.text);
+  const failed = await writeConfigText(file, edited.text);
+  if (failed !== undefined) {
+    io.err(`Error: ${failed}`);
+    return 1;
+  }
   io.out(`Added "${name}" to ${file} with its reference configuration`);
   return await followEngine(name, options, io, {
     kind: "builtin",
@@ -288,7 +297,11 @@ async function retryFailedBuiltin(
     );
     const since = Date.now();
     // The engine retries its failed built-in workers when the file is saved unchanged.
-    await Deno.writeTextFile(file, await Deno.readTextFile(file));
+    const unwritten = await writeConfigText(file, await Deno.readTextFile(file));
+    if (unwritten !== undefined) {
+      io.err(`Error: ${unwritten}`);
+      return 1;
+    }
     if (!options.wait) {
       io.out(`The engine at ${url} tries again; "engine worker list" shows how it is doing`);
       return 0;

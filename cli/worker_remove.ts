@@ -7,6 +7,7 @@
  */
 
 import { removeWorkerEntry } from "../engine/config/mod.ts";
+import { writeConfigText } from "./config_write.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 import { checkConfigText, parseWorkerArgs, readConfigFile } from "./worker_args.ts";
@@ -43,7 +44,11 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
     io.err(`Error: The edited config would be invalid, so it was not written: ${checked.message}`);
     return 1;
   }
-  await Deno.writeTextFile(file, removed.text);
+  const failed = await writeConfigText(file, removed.text);
+  if (failed !== undefined) {
+    io.err(`Error: ${failed}`);
+    return 1;
+  }
   io.out(`Removed "${name}" from ${file}`);
 
   const url = engineUrlFor(checked.ok ? checked.config : undefined, options.url);
