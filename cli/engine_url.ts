@@ -6,6 +6,8 @@
  * @module
  */
 
+import { memberText } from "../engine/protocol/member_text.ts";
+
 /** Where the CLI looks for the engine when nothing says otherwise (see `caller_engine.ts`). */
 export const DEFAULT_ENGINE_URL = "ws://localhost:49134";
 
@@ -43,16 +45,20 @@ export function refusalDetail(detail: string, sentToken: boolean): string {
 /** An open connection to the engine for a few calls. */
 export class EngineClient {
   #socket: WebSocket;
-  #pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #pending = new Map<
+    string,
+    { resolve: (value: unknown, text: string) => void; reject: (e: Error) => void }
+  >();
   #closed: Promise<void>;
 
   private constructor(socket: WebSocket, readonly url: string) {
     this.#socket = socket;
     this.#closed = new Promise((resolve) => socket.addEventListener("close", () => resolve()));
     socket.addEventListener("message", (e) => {
+      const text = String(e.data);
       let f;
       try {
-        f = JSON.parse(String(e.data));
+        f = JSON.parse(text);
       } catch {
         return;
       }
@@ -61,7 +67,7 @@ export class EngineClient {
       if (!p) return;
       this.#pending.delete(f.invocation_id);
       if (f.error) p.reject(new FunctionFailed(f.error));
-      else p.resolve(f.result ?? null);
+      else p.resolve(f.result ?? null, memberText(text, "result") ?? "null");
     });
     socket.addEventListener("close", (e) => {
       for (const p of this.#pending.values()) {
@@ -118,6 +124,24 @@ export class EngineClient {
   }
 
   call(functionId: string, payload: unknown, timeoutMs = 30_000): Promise<unknown> {
+    return this.#invoke(functionId, JSON.stringify(payload), timeoutMs, (value) => value);
+  }
+
+  /**
+   * Calls `functionId` with the JSON text `payloadText` (valid JSON, sent as
+   * it is) and resolves with the result's JSON text as the worker wrote it:
+   * no number is rounded on the way.
+   */
+  callText(functionId: string, payloadText: string, timeoutMs = 30_000): Promise<string> {
+    return this.#invoke(functionId, payloadText, timeoutMs, (_, text) => text);
+  }
+
+  #invoke<T>(
+    functionId: string,
+    payloadText: string,
+    timeoutMs: number,
+    pick: (value: unknown, text: string) => T,
+  ): Promise<T> {
     const id = crypto.randomUUID();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -130,9 +154,9 @@ export class EngineClient {
         );
       }, timeoutMs);
       this.#pending.set(id, {
-        resolve: (v) => {
+        resolve: (value, text) => {
           clearTimeout(timer);
-          resolve(v);
+          resolve(pick(value, text));
         },
         reject: (e) => {
           clearTimeout(timer);
@@ -140,12 +164,8 @@ export class EngineClient {
         },
       });
       this.#socket.send(
-        JSON.stringify({
-          type: "invokefunction",
-          invocation_id: id,
-          function_id: functionId,
-          data: payload,
-        }),
+        `{"type":"invokefunction","invocation_id":${JSON.stringify(id)},` +
+          `"function_id":${JSON.stringify(functionId)},"data":${payloadText}}`,
       );
     });
   }

@@ -7,6 +7,7 @@
 import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
+import { prettyJsonText } from "./json_text.ts";
 import { notFoundHint } from "./trigger_hint.ts";
 import { UsageError } from "./usage.ts";
 
@@ -36,10 +37,12 @@ export function parseTriggerArgs(args: string[]) {
       "trigger",
     );
   }
-  let payload: unknown = {};
+  // Checked here, but sent as written: parsing would round numbers JSON.parse cannot hold.
+  let payload = "{}";
   if (values.payload !== undefined) {
     try {
-      payload = JSON.parse(values.payload);
+      JSON.parse(values.payload);
+      payload = values.payload.trim();
     } catch (e) {
       const detail = (e as Error).message;
       const where = /position \d+/.test(detail)
@@ -65,8 +68,8 @@ export async function trigger(args: string[], io: Io): Promise<number> {
     return 1;
   }
   try {
-    const result = await client.call(functionId, payload, timeoutMs);
-    io.out(JSON.stringify(result, null, 2));
+    const result = await client.callText(functionId, payload, timeoutMs);
+    io.out(prettyJsonText(result));
     return 0;
   } catch (e) {
     if (e instanceof FunctionFailed) {
