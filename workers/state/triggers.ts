@@ -1,8 +1,8 @@
 /**
  * The `state` trigger type: a trigger `{scope?, key?, condition_function_id?}`
  * calls its function with a {@link StateEvent} after each change it matches.
- * Delivery happens after the write has answered; a failing handler is logged
- * and changes nothing.
+ * Delivery happens after the write has answered, to each trigger in the order
+ * of the changes; a failing handler is logged and changes nothing.
  *
  * @module
  */
@@ -62,6 +62,12 @@ export function parseStateTriggerConfig(raw: unknown): StateTriggerConfig {
 interface Subscription {
   binding: TriggerBinding;
   config: StateTriggerConfig;
+  /**
+   * The last of its deliveries: each waits for the one before to have called
+   * the handler (not for the handler to answer), so its condition deciding
+   * slowly on one change cannot let a later change reach the handler first.
+   */
+  tail: Promise<void>;
 }
 
 /** The provider of the `state` trigger type, and the fan-out of change events. */
@@ -82,7 +88,7 @@ export class StateTriggers implements TriggerTypeProvider {
 
   registerTrigger(binding: TriggerBinding): void {
     const config = parseStateTriggerConfig(binding.config);
-    this.#subscriptions.set(binding.id, { binding, config });
+    this.#subscriptions.set(binding.id, { binding, config, tail: Promise.resolve() });
   }
 
   unregisterTrigger(binding: TriggerBinding): void {
@@ -107,7 +113,9 @@ export class StateTriggers implements TriggerTypeProvider {
     if (matching.length === 0) return;
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
-      for (const subscription of matching) void this.#deliver(subscription, event);
+      for (const subscription of matching) {
+        subscription.tail = subscription.tail.then(() => this.#deliver(subscription, event));
+      }
     }, 0);
     this.#pending.add(timer);
   }
@@ -120,23 +128,41 @@ export class StateTriggers implements TriggerTypeProvider {
     this.#subscriptions.clear();
   }
 
+  /**
+   * Asks the condition, if any, then calls the handler; resolves once the
+   * handler is called, not answered. Never rejects: failures are logged.
+   */
   async #deliver({ binding, config }: Subscription, event: StateEvent): Promise<void> {
+    if (this.#stopping.signal.aborted) return;
     const options: CallOptions = { signal: this.#stopping.signal };
     if (binding.metadata !== undefined) options.metadata = binding.metadata;
-    let step = config.condition_function_id;
-    try {
-      if (step !== undefined && await this.#api.call(step, event, options) === false) return;
-      step = binding.functionId;
-      await this.#api.call(binding.functionId, event, options);
-    } catch (error) {
-      if (this.#stopping.signal.aborted) return;
-      const role = step === binding.functionId ? "handler" : "condition";
-      this.#api.log.warn(
-        `State trigger "${binding.id}" ${role} "${step}" failed on ${event.event_type} of scope "${event.scope}" key "${event.key}": ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        { trigger: binding.id, function: step, scope: event.scope, key: event.key },
-      );
+    const condition = config.condition_function_id;
+    if (condition !== undefined) {
+      try {
+        if (await this.#api.call(condition, event, options) === false) return;
+      } catch (error) {
+        this.#failed(binding, "condition", condition, event, error);
+        return;
+      }
     }
+    this.#api.call(binding.functionId, event, options).catch((error) =>
+      this.#failed(binding, "handler", binding.functionId, event, error)
+    );
+  }
+
+  #failed(
+    binding: TriggerBinding,
+    role: "condition" | "handler",
+    functionId: string,
+    event: StateEvent,
+    error: unknown,
+  ): void {
+    if (this.#stopping.signal.aborted) return;
+    this.#api.log.warn(
+      `State trigger "${binding.id}" ${role} "${functionId}" failed on ${event.event_type} of scope "${event.scope}" key "${event.key}": ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+      { trigger: binding.id, function: functionId, scope: event.scope, key: event.key },
+    );
   }
 }

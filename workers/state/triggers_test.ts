@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseStateTriggerConfig } from "./triggers.ts";
+import { recordingLog } from "../../tests/support/recording_log.ts";
+import { parseStateTriggerConfig, type StateEvent, StateTriggers } from "./triggers.ts";
 
 Deno.test("parseStateTriggerConfig() accepts filters and tolerates unknown keys", () => {
   assert.deepEqual(parseStateTriggerConfig(undefined), {});
@@ -30,3 +31,54 @@ for (const [raw, message] of refused) {
     assert.throws(() => parseStateTriggerConfig(raw), { message });
   });
 }
+
+function changed(value: number): StateEvent {
+  return {
+    type: "state",
+    event_type: "state:updated",
+    scope: "s",
+    key: "k",
+    old_value: null,
+    new_value: value,
+  };
+}
+
+/** Resolves after the timers already set (the fan-out's) have run. */
+const afterTimers = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("StateTriggers calls the handler in the order of the changes, whatever order the condition answers in", async () => {
+  // The engine's side of the calls: conditions answer when the test says, handlers at once.
+  const asked: { value: unknown; answer(passes: boolean): void }[] = [];
+  let answerAtOnce = false;
+  const handled: unknown[] = [];
+  let allHandled!: () => void;
+  const done = new Promise<void>((resolve) => allHandled = resolve);
+  const triggers = new StateTriggers({
+    log: recordingLog().log,
+    call(functionId, payload) {
+      const value = (payload as StateEvent).new_value;
+      if (functionId === "t::handler") {
+        handled.push(value);
+        if (handled.length === 3) allHandled();
+        return Promise.resolve(null);
+      }
+      if (answerAtOnce) return Promise.resolve(true);
+      return new Promise((resolve) => asked.push({ value, answer: resolve }));
+    },
+  });
+  triggers.registerTrigger({
+    id: "t1",
+    type: "state",
+    functionId: "t::handler",
+    config: { condition_function_id: "t::condition" },
+    workerId: "w",
+  });
+  for (const value of [1, 2, 3]) triggers.fire(changed(value));
+  await afterTimers();
+  // Every condition asked so far answers, the latest change's first.
+  answerAtOnce = true;
+  for (const { answer } of asked.reverse()) answer(true);
+  await done;
+  assert.deepEqual(handled, [1, 2, 3]);
+  triggers.stop();
+});
