@@ -182,7 +182,7 @@ export function expandEnv(text: string, env: (name: string) => string | undefine
     i++;
   }
   out += text.slice(copied);
-  return { ok: true, text: out, toOriginal: (offset) => toOriginal(subs, offset) };
+  return { ok: true, text: out, toOriginal: (offset) => toOriginal(subs, out, offset) };
 }
 
 /**
@@ -241,12 +241,19 @@ function writeValue(value: string, place: Place, indent: string): string | { pro
   }
 }
 
-function toOriginal(subs: Substitution[], offset: number): number {
+function toOriginal(subs: Substitution[], expanded: string, offset: number): number {
   let shift = 0;
   for (const sub of subs) {
     if (offset < sub.start) break;
     if (offset < sub.end) return sub.from;
+    // An empty value: YAML places its null after the white space that follows it.
+    if (sub.start === sub.end && onlyBlanks(expanded, sub.start, offset)) return sub.from;
     shift = sub.to - sub.end;
   }
   return offset + shift;
+}
+
+function onlyBlanks(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text[i] !== " " && text[i] !== "\t") return false;
+  return true;
 }

@@ -71,6 +71,15 @@ Deno.test("expandEnv() maps expanded offsets back to the original text", () => {
   assert.equal(result.toOriginal(result.text.indexOf("0.0") + 2), text.indexOf("${HOST}"));
 });
 
+Deno.test("expandEnv() maps the place of an empty value to its ${", () => {
+  const text = "a: ${EMPTY:}\nb: 1";
+  const result = expandEnv(text, () => undefined);
+  assert.ok(result.ok);
+  assert.equal(result.text, "a: \nb: 1");
+  assert.equal(result.toOriginal(3), text.indexOf("${"));
+  assert.equal(result.toOriginal(result.text.indexOf("b:")), text.indexOf("b:"));
+});
+
 Deno.test("expandEnv() refuses a value it cannot write where it stands, saying to quote it", async (t) => {
   const cases: [string, string, string][] = [
     ["a line break in a plain scalar", "token: ${LINES}", "holds a line break"],

@@ -198,10 +198,18 @@ Deno.test("parseConfig() names the file, line and field of each error", async (t
       "logs.max_entries",
       "Must be greater than 0, got 0",
     ],
+    [
+      "a variable that is set but empty, at its ${",
+      "host: 127.0.0.1\nport: ${EMPTY:49134}   # the engine\n",
+      2,
+      7,
+      "port",
+      "Expected a number, got null",
+    ],
   ];
   for (const [name, text, line, column, path, problem] of cases) {
     await t.step(name, () => {
-      const error = errorOf(text, { HOST: "a-much-longer-host-name" });
+      const error = errorOf(text, { HOST: "a-much-longer-host-name", EMPTY: "" });
       assert.deepEqual(
         { file: error.file, line: error.line, column: error.column, path: error.path },
         { file: FILE, line, column, path },
