@@ -79,7 +79,7 @@ export async function create(args: string[], io: Io): Promise<number> {
     io.err(`Error: "${root}" exists and is not a folder: choose a new or empty folder`);
     return 1;
   }
-  if (info && !force && !(await isEmptyFolder(root))) {
+  if (info && !force && !(await isEmptyFolder(root, template.files))) {
     io.err(
       `Error: Folder "${root}" is not empty: choose a new or empty folder, or rerun with ` +
         `--force to write the template into it (files of the same name are overwritten)`,

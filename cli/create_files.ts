@@ -24,10 +24,20 @@ export function unsafePathReason(path: string): string | undefined {
   return undefined;
 }
 
-/** Whether a folder has no entries at all (a missing folder counts as empty). */
-export async function isEmptyFolder(folder: string): Promise<boolean> {
+/**
+ * Whether a folder is free for `files`: it has no entries but dotfiles and
+ * dot-folders that none of `files` would write (`.git` of a new repository);
+ * a missing folder counts as free.
+ */
+export async function isEmptyFolder(
+  folder: string,
+  files: readonly TemplateFile[],
+): Promise<boolean> {
+  const written = new Set(files.map((file) => file.path.split("/")[0]));
   try {
-    for await (const _ of Deno.readDir(folder)) return false;
+    for await (const entry of Deno.readDir(folder)) {
+      if (!entry.name.startsWith(".") || written.has(entry.name)) return false;
+    }
     return true;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return true;

@@ -139,6 +139,33 @@ Deno.test("engine create refuses a folder that is not empty unless --force, and 
   }
 });
 
+Deno.test("engine create writes into a folder holding only dotfiles it does not write (a new git repository)", async () => {
+  const dir = await tempDir();
+  try {
+    await Deno.mkdir(join(dir, ".git"));
+    await Deno.writeTextFile(join(dir, ".git", "HEAD"), "ref: refs/heads/main\n");
+    await Deno.writeTextFile(join(dir, ".editorconfig"), "root = true\n");
+    const created = await run(["create", "-t", "quickstart", "-d", dir]);
+    assert.equal(created.code, 0, created.err);
+    assert.equal(await Deno.readTextFile(join(dir, ".git", "HEAD")), "ref: refs/heads/main\n");
+    assert.ok((await Deno.stat(join(dir, "engine-config.yaml"))).isFile);
+
+    // A dotfile the template writes is the user's: it is not overwritten without --force.
+    const again = await tempDir();
+    try {
+      await Deno.writeTextFile(join(again, ".gitignore"), "mine\n");
+      const refused = await run(["create", "-t", "quickstart", "-d", again]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.err, /Folder ".*" is not empty: .* rerun with --force/);
+      assert.equal(await Deno.readTextFile(join(again, ".gitignore")), "mine\n");
+    } finally {
+      await Deno.remove(again, { recursive: true });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("engine create --force never writes through a symbolic link inside the folder", async () => {
   const base = await tempDir();
   try {
