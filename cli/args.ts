@@ -73,3 +73,25 @@ export function parseTimeoutMs(
   }
   return timeoutMs;
 }
+
+/**
+ * The engine URL `--url` gave as `text`; anything but a `ws:`, `wss:`,
+ * `http:` or `https:` URL is a {@linkcode UsageError} of `command`. A bare
+ * `host:port` is told how to write it.
+ */
+export function parseUrlOption(text: string | undefined, command: string): string | undefined {
+  if (text === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    // Not a URL at all.
+  }
+  if (protocol !== undefined && ["ws:", "wss:", "http:", "https:"].includes(protocol)) return text;
+  const hostPort = /^(?:[\w.-]+|\[[0-9A-Fa-f:.]+\]):\d+$/.test(text);
+  throw new UsageError(
+    `--url must be a WebSocket URL, e.g. ws://127.0.0.1:49134: got "${text}"` +
+      (hostPort ? `: write "ws://${text}"` : ""),
+    command,
+  );
+}

@@ -32,3 +32,38 @@ Deno.test("parseCommandArgs() says what is wrong with the arguments in one line,
     );
   }
 });
+
+Deno.test("every command that takes --url refuses one that is not a WebSocket URL with exit 2", async (t) => {
+  const { main } = await import("./main.ts");
+  const commands: [string, string[]][] = [
+    ["trigger", ["trigger", "--function-id=math::add"]],
+    ["logs", ["logs"]],
+    ["console", ["console", "--port=0"]],
+    ["worker list", ["worker", "list"]],
+  ];
+  const urls: [string, RegExp][] = [
+    [
+      "127.0.0.1:49134",
+      /^Error: --url must be a WebSocket URL.*: got "127\.0\.0\.1:49134": write "ws:\/\/127\.0\.0\.1:49134"$/m,
+    ],
+    ["localhost:49134", /: got "localhost:49134": write "ws:\/\/localhost:49134"$/m],
+    [
+      "nonsense",
+      /^Error: --url must be a WebSocket URL, e\.g\. ws:\/\/127\.0\.0\.1:49134: got "nonsense"$/m,
+    ],
+    ["ftp://127.0.0.1:49134", /: got "ftp:\/\/127\.0\.0\.1:49134"$/m],
+  ];
+  for (const [name, args] of commands) {
+    for (const [url, message] of urls) {
+      await t.step(`${name} --url=${url}`, async () => {
+        const err: string[] = [];
+        const code = await main([...args, `--url=${url}`], {
+          out: () => {},
+          err: (line) => err.push(line),
+        });
+        assert.equal(code, 2, err.join("\n"));
+        assert.match(err.join("\n"), message);
+      });
+    }
+  }
+});

@@ -10,7 +10,7 @@ import type { ConsoleConfig } from "../engine/config/schema.ts";
 import type { RunningEngine } from "../engine/engine.ts";
 import { consoleBindingProblem } from "../engine/config/auth.ts";
 import { consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
-import { parseCommandArgs } from "./args.ts";
+import { parseCommandArgs, parseUrlOption } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
@@ -34,7 +34,7 @@ export function parseConsoleArgs(
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port must be a port number (0-65535): got "${values.port}"`, "console");
   }
-  return { host: values.host ?? "127.0.0.1", port, url: values.url };
+  return { host: values.host ?? "127.0.0.1", port, url: parseUrlOption(values.url, "console") };
 }
 
 export async function consoleCommand(args: string[], io: Io): Promise<number> {

@@ -10,7 +10,7 @@ import type { LogEntry, LogLevel } from "../engine/api.ts";
 import type { EventBatch } from "../engine/events.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { type EngineLink, remoteLink } from "../console/link.ts";
-import { parseCommandArgs } from "./args.ts";
+import { parseCommandArgs, parseUrlOption } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
@@ -59,7 +59,7 @@ export function parseLogsArgs(args: string[]): LogsArgs {
     ...(values.worker ? { worker: values.worker } : {}),
     ...(level ? { level: level as LogLevel } : {}),
     limit,
-    ...(values.url ? { url: values.url } : {}),
+    ...(values.url ? { url: parseUrlOption(values.url, "logs")! } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
+import { parseCommandArgs, parseTimeoutMs, parseUrlOption } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { prettyJsonText } from "./json_text.ts";
@@ -52,7 +52,7 @@ export function parseTriggerArgs(args: string[]) {
     }
   }
   const timeoutMs = parseTimeoutMs(values["timeout-ms"], { command: "trigger", fallback: 30_000 });
-  return { functionId, payload, timeoutMs, url: values.url };
+  return { functionId, payload, timeoutMs, url: parseUrlOption(values.url, "trigger") };
 }
 
 export async function trigger(args: string[], io: Io): Promise<number> {

@@ -8,7 +8,7 @@
 import { DEFAULT_CONFIG_FILE, type EngineConfig, parseConfig } from "../engine/config/mod.ts";
 import { builtinConfigParsers } from "../workers/catalog.ts";
 import { basename, dirname, join, relative } from "node:path";
-import { parseCommandArgs, parseTimeoutMs } from "./args.ts";
+import { parseCommandArgs, parseTimeoutMs, parseUrlOption } from "./args.ts";
 import { callerDir, resolveFromCaller } from "./paths.ts";
 
 /** Options shared by the `engine worker` commands. */
@@ -45,7 +45,7 @@ export function parseWorkerArgs(args: string[], defaultTimeoutMs: number): Worke
     positionals,
     config: resolveFromCaller(values.config ?? DEFAULT_CONFIG_FILE),
     force: values.force ?? false,
-    url: values.url,
+    url: parseUrlOption(values.url, "worker"),
     wait: !values["no-wait"],
     timeoutMs,
     json: values.json ?? false,
