@@ -99,7 +99,8 @@ export function encodeTextFrame(text: string): Uint8Array {
  * Encodes a masked text frame whose payload is `lines` with a line feed
  * between each two, written straight into the frame: no joined string is
  * made (for a batch of large frames, that copy cost as much as encoding).
- * Text that is not all ASCII is joined and encoded as {@linkcode encodeTextFrame} does.
+ * Text that is not all ASCII is joined and encoded as {@linkcode encodeTextFrame} does;
+ * no lines make an empty message.
  *
  * @example
  * ```ts
@@ -108,6 +109,8 @@ export function encodeTextFrame(text: string): Uint8Array {
  * ```
  */
 export function encodeLinesFrame(lines: readonly string[]): Uint8Array {
+  // Without this, the length would count a separator too many: -1, a corrupt header.
+  if (lines.length === 0) return encodeTextFrame("");
   let len = lines.length - 1;
   for (const line of lines) len += line.length;
   const headerLen = headerLength(len, true);

@@ -61,6 +61,7 @@ Deno.test("encodeTextFrame() writes the UTF-8 of ASCII and non-ASCII text of eve
 Deno.test("encodeLinesFrame() writes its lines with line feeds between, as one text frame", () => {
   const dec = new TextDecoder("utf-8", { fatal: true });
   const cases: string[][] = [
+    [], // no line: an empty message
     ["a"],
     ["a", "b"],
     ["", "x", ""],

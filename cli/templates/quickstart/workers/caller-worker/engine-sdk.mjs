@@ -50,6 +50,7 @@ function encodeTextFrame(text) {
   return out;
 }
 function encodeLinesFrame(lines) {
+  if (lines.length === 0) return encodeTextFrame("");
   let len = lines.length - 1;
   for (const line of lines) len += line.length;
   const headerLen = headerLength(len, true);
