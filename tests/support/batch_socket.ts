@@ -12,14 +12,31 @@ export type Frame = any;
 export class BatchSocket {
   readonly messages: string[] = [];
   readonly frames: Frame[] = [];
-  #waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
+  /** Lines that were not a JSON frame (a frame cut by a line feed, say); waits fail on the first. */
+  readonly broken: string[] = [];
+  #waiters: {
+    match: (f: Frame) => boolean;
+    resolve: (f: Frame) => void;
+    reject: (e: Error) => void;
+  }[] = [];
 
   private constructor(readonly socket: WebSocket) {
     socket.onmessage = (e) => {
       const text = String(e.data);
       this.messages.push(text);
       for (const line of text.split("\n")) {
-        const frame = JSON.parse(line);
+        let frame: Frame;
+        try {
+          frame = JSON.parse(line);
+        } catch (err) {
+          this.broken.push(line);
+          const error = new Error(
+            `A line of a message is not a frame: ${JSON.stringify(line.slice(0, 200))}`,
+            { cause: err },
+          );
+          for (const w of this.#waiters.splice(0)) w.reject(error);
+          continue;
+        }
         this.frames.push(frame);
         for (const w of [...this.#waiters]) {
           if (w.match(frame)) {
@@ -44,7 +61,7 @@ export class BatchSocket {
     if (seen) return Promise.resolve(seen);
     let timer: ReturnType<typeof setTimeout>;
     return Promise.race([
-      new Promise<Frame>((resolve) => this.#waiters.push({ match, resolve })),
+      new Promise<Frame>((resolve, reject) => this.#waiters.push({ match, resolve, reject })),
       new Promise<never>((_, reject) =>
         timer = setTimeout(() => reject(new Error(`No frame ${what} in 10 s`)), 10_000)
       ),
