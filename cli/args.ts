@@ -18,8 +18,9 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
   command: string,
   config: T,
 ): ReturnType<typeof parseArgs<T>> {
+  let parsed;
   try {
-    return parseArgs(config);
+    parsed = parseArgs({ ...config, tokens: true });
   } catch (e) {
     const unknown = /^Unknown option '([^']+)'/.exec((e as Error).message)?.[1];
     if ((e as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown) {
@@ -29,6 +30,20 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
     }
     throw new UsageError(restate((e as Error).message), command);
   }
+  // parseArgs keeps the last of a repeated option: a value given twice is more likely a slip.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option" || token.value === undefined) continue;
+    if (config.options?.[token.name]?.multiple) continue;
+    if (seen.has(token.name)) {
+      throw new UsageError(
+        `Option "--${token.name}" is given twice: give it once (the second would override the first)`,
+        command,
+      );
+    }
+    seen.add(token.name);
+  }
+  return parsed as ReturnType<typeof parseArgs<T>>;
 }
 
 /**

@@ -20,6 +20,14 @@ Deno.test("parseCommandArgs() says what is wrong with the arguments in one line,
     ],
     [["-f", "extra"], 'Unexpected argument "extra": this command takes options only'],
     [["--folow"], 'Unknown option "--folow": did you mean "--follow"?'],
+    [
+      ["--payload={}", "--payload", "[]"],
+      'Option "--payload" is given twice: give it once (the second would override the first)',
+    ],
+    [
+      ["-c", "a.yaml", "--config=b.yaml"],
+      'Option "--config" is given twice: give it once (the second would override the first)',
+    ],
   ];
   for (const [args, message] of cases) {
     assert.throws(
