@@ -8,11 +8,8 @@
  * TypeScript (`update_ops.ts`, the same code as every adapter) and writes with
  * a compare-and-set script that refuses when the field changed in between, in
  * which case it reads again and retries. Updates to one key from this process
- * queue behind each other, so only other processes cause retries. Each update
- * leaves a mark (`state-write:<uuid>`) with its write, removed once answered:
- * when the connection breaks before Redis's answer arrives, the client sends
- * the write again, and the mark tells the script it already landed, so the ops
- * apply once.
+ * queue behind each other, so only other processes cause retries. Every
+ * script is safe to send twice (see `redis_scripts.ts`).
  *
  * @module
  */
@@ -21,6 +18,13 @@ import type { Redis } from "ioredis";
 import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
+import {
+  defineStateScripts,
+  MARK_TTL_MS,
+  newMark,
+  replacedText,
+  type StateScripts,
+} from "./redis_scripts.ts";
 import {
   type DeleteOutcome,
   planUpdate,
@@ -44,57 +48,6 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 /** How many times an update retries after another process changed the key. */
 const MAX_UPDATE_ATTEMPTS = 1000;
 
-// KEYS[1] hash, ARGV[1] field, ARGV[2] new text: returns the old text or nil.
-const SET_SCRIPT = `
-local old = redis.call('HGET', KEYS[1], ARGV[1])
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-return old`;
-
-// KEYS[1] hash, ARGV[1] field: returns the removed text or nil.
-const DELETE_SCRIPT = `
-local old = redis.call('HGET', KEYS[1], ARGV[1])
-if old then redis.call('HDEL', KEYS[1], ARGV[1]) end
-return old`;
-
-// KEYS[1] hash, KEYS[2] the update's mark, ARGV[1] field, ARGV[2] '1' if the
-// field was read with the text ARGV[3] or '0' if it was missing, ARGV[4] the new
-// text, ARGV[5] how long the mark lives in ms: 1 if written (now or by an earlier
-// send of this same call, which left the mark), 0 if the field no longer matches
-// what was read.
-const COMPARE_AND_SET_SCRIPT = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return 1 end
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if ARGV[2] == '1' then
-  if current ~= ARGV[3] then return 0 end
-elseif current then
-  return 0
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[5])
-return 1`;
-
-/** The prefix of an update's mark: outside `state:`, so never taken for a scope. */
-const MARK_PREFIX = "state-write:";
-/**
- * How long a mark outlives its write when nothing removes it (the update removes it
- * once answered): longer than the client keeps sending a command again.
- */
-const MARK_TTL_MS = 60 * 1000;
-
-interface StateScripts {
-  stateSet(hash: string, field: string, text: string): Promise<string | null>;
-  stateDelete(hash: string, field: string): Promise<string | null>;
-  stateCompareAndSet(
-    hash: string,
-    mark: string,
-    field: string,
-    existed: "0" | "1",
-    expected: string,
-    text: string,
-    markTtlMs: number,
-  ): Promise<number>;
-}
-
 /** A {@link StateStore} in Redis. */
 export class RedisStore implements StateStore {
   readonly adapter = "redis";
@@ -104,10 +57,7 @@ export class RedisStore implements StateStore {
   readonly #updates = new Map<string, Promise<unknown>>();
 
   private constructor(redis: Redis, options: RedisStoreOptions) {
-    redis.defineCommand("stateSet", { numberOfKeys: 1, lua: SET_SCRIPT });
-    redis.defineCommand("stateDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT });
-    redis.defineCommand("stateCompareAndSet", { numberOfKeys: 2, lua: COMPARE_AND_SET_SCRIPT });
-    this.#redis = redis as Redis & StateScripts;
+    this.#redis = defineStateScripts(redis);
     this.#maxValueBytes = options.maxValueBytes;
   }
 
@@ -124,15 +74,19 @@ export class RedisStore implements StateStore {
 
   async set(scope: string, key: string, value: JsonValue): Promise<SetOutcome> {
     const text = encodeValue(value, this.#maxValueBytes, { scope, key });
-    const old = await this.#inScope(scope, () => this.#redis.stateSet(PREFIX + scope, key, text));
-    return old === null
+    const old = await this.#marked((mark) =>
+      this.#inScope(scope, () => this.#redis.stateSet(PREFIX + scope, mark, key, text, MARK_TTL_MS))
+    );
+    return old === undefined
       ? { created: true, oldValue: null }
       : { created: false, oldValue: decodeStored(old) };
   }
 
   async delete(scope: string, key: string): Promise<DeleteOutcome> {
-    const old = await this.#inScope(scope, () => this.#redis.stateDelete(PREFIX + scope, key));
-    return old === null
+    const old = await this.#marked((mark) =>
+      this.#inScope(scope, () => this.#redis.stateDelete(PREFIX + scope, mark, key, MARK_TTL_MS))
+    );
+    return old === undefined
       ? { existed: false, oldValue: null }
       : { existed: true, oldValue: decodeStored(old) };
   }
@@ -152,7 +106,7 @@ export class RedisStore implements StateStore {
   async #update(scope: string, key: string, ops: readonly UpdateOp[]): Promise<UpdateOutcome> {
     const hash = PREFIX + scope;
     // One mark for every attempt: only one of them can write.
-    const mark = MARK_PREFIX + crypto.randomUUID();
+    const mark = newMark();
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
       const stored = await this.#redis.hget(hash, key);
       const plan = planUpdate(stored ?? undefined, ops, {
@@ -171,8 +125,7 @@ export class RedisStore implements StateStore {
         MARK_TTL_MS,
       );
       if (written === 1) {
-        // Answered: nothing sends this write again, the mark has done its job.
-        this.#redis.del(mark).catch(() => {});
+        this.#unmark(mark);
         return plan.outcome;
       }
       // Another process wrote in between: back off a little, at random, and retry.
@@ -209,6 +162,19 @@ export class RedisStore implements StateStore {
       cursor = next;
     } while (cursor !== "0");
     return [...groups].sort(compareKeys);
+  }
+
+  /** Runs a set or delete script under a new mark; the text it replaced, if any. */
+  async #marked(run: (mark: string) => Promise<string>): Promise<string | undefined> {
+    const mark = newMark();
+    const answer = await run(mark);
+    this.#unmark(mark);
+    return replacedText(answer);
+  }
+
+  /** Answered: nothing sends that write again, so its mark has done its job. */
+  #unmark(mark: string): void {
+    this.#redis.del(mark).catch(() => {});
   }
 
   /**

@@ -72,6 +72,45 @@ Deno.test("RedisStore.update() applies its ops once when the answer to its write
   });
 });
 
+Deno.test("RedisStore.set() and delete() answer what they replaced when their answer is lost", async () => {
+  await withProxiedStore({}, async (store, proxy, direct, admin) => {
+    // Once the connection broke, ioredis sends scripts as EVAL again: match both forms.
+    const scriptFor = (key: string) => (request: string) =>
+      /eval/i.test(request) && request.includes(key);
+    await store.set("s", "warm-up", 1);
+    await store.delete("s", "warm-up");
+
+    let lost = proxy.loseReplyTo(scriptFor("fresh"));
+    assert.deepEqual(await store.set("s", "fresh", 1), { created: true, oldValue: null });
+    await lost;
+
+    await store.set("s", "replaced", "before");
+    lost = proxy.loseReplyTo(scriptFor("replaced"));
+    assert.deepEqual(await store.set("s", "replaced", "after"), {
+      created: false,
+      oldValue: "before",
+    });
+    await lost;
+
+    await store.set("s", "gone", { n: 1 });
+    lost = proxy.loseReplyTo(scriptFor("gone"));
+    // Not "nothing was there": the caller gets the removed value and the event fires.
+    assert.deepEqual(await store.delete("s", "gone"), { existed: true, oldValue: { n: 1 } });
+    await lost;
+
+    lost = proxy.loseReplyTo(scriptFor("never-there"));
+    assert.deepEqual(await store.delete("s", "never-there"), { existed: false, oldValue: null });
+    await lost;
+
+    assert.deepEqual(await direct.list("s"), [
+      { key: "fresh", value: 1 },
+      { key: "replaced", value: "after" },
+    ]);
+    await store.get("s", "fresh");
+    assert.deepEqual(await admin.keys("state-write:*"), []);
+  });
+});
+
 Deno.test("RedisStore: a Redis that stops answering fails calls after commandTimeoutMs, naming Redis and the time", async () => {
   await withProxiedStore({ commandTimeoutMs: 300 }, async (store, proxy, direct) => {
     await store.set("s", "k", 1);
