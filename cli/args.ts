@@ -34,6 +34,13 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
   const seen = new Set<string>();
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== "option" || token.value === undefined) continue;
+    if (token.value === "") {
+      // A file, folder, URL or id that is empty names nothing (--config= would be the folder).
+      throw new UsageError(
+        `Empty value of "--${token.name}": give one, or leave the option out`,
+        command,
+      );
+    }
     if (config.options?.[token.name]?.multiple) continue;
     if (seen.has(token.name)) {
       throw new UsageError(

@@ -20,6 +20,8 @@ Deno.test("parseCommandArgs() says what is wrong with the arguments in one line,
     ],
     [["-f", "extra"], 'Unexpected argument "extra": this command takes options only'],
     [["--folow"], 'Unknown option "--folow": did you mean "--follow"?'],
+    [["--config="], 'Empty value of "--config": give one, or leave the option out'],
+    [["-c", ""], 'Empty value of "--config": give one, or leave the option out'],
     [
       ["--payload={}", "--payload", "[]"],
       'Option "--payload" is given twice: give it once (the second would override the first)',

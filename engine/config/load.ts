@@ -64,7 +64,17 @@ function readError(path: string, error: unknown, cwd: string): ConfigError {
       cause: error,
     });
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  if (error instanceof Deno.errors.IsADirectory) {
+    const example = resolve(absolute, DEFAULT_CONFIG_FILE);
+    return new ConfigError(
+      `"${absolute}" is a folder, not a config file: name the file, e.g. --config ${example}`,
+      { file: path, cause: error },
+    );
+  }
+  // The system's words without Deno's "(os error 13): readfile '…'" after them.
+  const detail = error instanceof Error
+    ? error.message.replace(/ \(os error \d+\)(: \w+ '.*')?$/, "")
+    : String(error);
   return new ConfigError(`Cannot read config file "${absolute}": ${detail}`, {
     file: path,
     cause: error,

@@ -86,7 +86,11 @@ Deno.test("loadConfigFile() reports a file it cannot read", async () => {
   try {
     const result = await loadConfigFile(dir);
     assert.ok(!result.ok);
-    assert.match(result.error.message, /^Cannot read config file ".+": /);
+    assert.equal(
+      result.error.message,
+      `"${dir}" is a folder, not a config file: name the file, e.g. --config ` +
+        `${join(dir, "engine-config.yaml")}`,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
