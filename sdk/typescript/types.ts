@@ -41,14 +41,19 @@ export interface WorkerOptions {
   idleTimeoutMs?: number;
   /** Time allowed for connecting plus the upgrade. Default 10000 ms. */
   handshakeTimeoutMs?: number;
-  /** Largest inbound message, in bytes. Default 64 MiB. */
+  /**
+   * Largest inbound message, in bytes. Default 64 MiB. Below 192 KiB (the most
+   * a message of several frames can take) `batchFrames` is off: every message
+   * then holds one frame.
+   */
   maxMessageSize?: number;
   /** `node:tls` options for `wss:` URLs (e.g. a private `ca`). */
   tls?: TlsOptions;
   /**
    * Offer the engine several frames per WebSocket message (the `engine.batch.v1`
    * subprotocol): much less work per call under load. Default true; an engine
-   * that does not know it is talked to one frame per message.
+   * that does not know it is talked to one frame per message, as is one
+   * whose `maxMessageSize` is below 192 KiB.
    */
   batchFrames?: boolean;
 }

@@ -7,10 +7,17 @@
  * @module
  */
 
+import { BATCH_BYTES } from "./batch.ts";
 import { type ConnectionSettings, DEFAULT_RECONNECT } from "./connection.ts";
 import { hostName, processId, readEnv } from "./env.ts";
 import { buildRequest } from "./websocket/handshake.ts";
 import type { WorkerOptions } from "./types.ts";
+
+/**
+ * The largest message of several frames the engine sends with `engine.batch.v1`:
+ * {@linkcode BATCH_BYTES} UTF-16 units, each at most 3 bytes of UTF-8.
+ */
+const LARGEST_BATCH = 3 * BATCH_BYTES;
 
 export interface WorkerSettings {
   /** The name reported to the engine. */
@@ -48,6 +55,7 @@ export function workerSettings(url: string, options: WorkerOptions): WorkerSetti
     headers["Authorization"] = `Bearer ${token}`;
   }
   buildRequest(target, "", headers); // throws a TypeError naming a header it cannot send
+  const maxMessageSize = options.maxMessageSize ?? 64 * 1024 * 1024;
   return {
     name: options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ??
       `${hostName() ?? "worker"}:${processId()}`,
@@ -59,9 +67,10 @@ export function workerSettings(url: string, options: WorkerOptions): WorkerSetti
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 20_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
-      maxMessageSize: options.maxMessageSize ?? 64 * 1024 * 1024,
+      maxMessageSize,
       tls: options.tls,
-      batchFrames: options.batchFrames ?? true,
+      // A limit a batch can exceed would fail the connection (1009) on frames each within it.
+      batchFrames: (options.batchFrames ?? true) && maxMessageSize >= LARGEST_BATCH,
     },
   };
 }

@@ -2262,6 +2262,7 @@ function checkJson(value, place) {
 }
 
 // sdk/typescript/worker_settings.ts
+var LARGEST_BATCH = 3 * BATCH_BYTES;
 function workerSettings(url, options) {
   const from = url === readEnv("ENGINE_URL") ? " (from ENGINE_URL)" : "";
   let target;
@@ -2285,6 +2286,7 @@ function workerSettings(url, options) {
     headers["Authorization"] = `Bearer ${token}`;
   }
   buildRequest(target, "", headers);
+  const maxMessageSize = options.maxMessageSize ?? 64 * 1024 * 1024;
   return {
     name: options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ?? `${hostName() ?? "worker"}:${processId()}`,
     invocationTimeoutMs: options.invocationTimeoutMs ?? 3e4,
@@ -2298,9 +2300,10 @@ function workerSettings(url, options) {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 2e4,
       idleTimeoutMs: options.idleTimeoutMs ?? 6e4,
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 1e4,
-      maxMessageSize: options.maxMessageSize ?? 64 * 1024 * 1024,
+      maxMessageSize,
       tls: options.tls,
-      batchFrames: options.batchFrames ?? true
+      // A limit a batch can exceed would fail the connection (1009) on frames each within it.
+      batchFrames: (options.batchFrames ?? true) && maxMessageSize >= LARGEST_BATCH
     }
   };
 }
