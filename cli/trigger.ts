@@ -19,7 +19,7 @@ export interface Io {
 }
 
 export function parseTriggerArgs(args: string[]) {
-  const { values } = parseCommandArgs("trigger", {
+  const { values, positionals } = parseCommandArgs("trigger", {
     args,
     options: {
       "function-id": { type: "string" },
@@ -28,8 +28,11 @@ export function parseTriggerArgs(args: string[]) {
       url: { type: "string" },
     },
     strict: true,
-    allowPositionals: false,
+    allowPositionals: true,
   });
+  if (positionals.length > 0) {
+    throw new UsageError(positionalHint(values["function-id"], positionals), "trigger");
+  }
   const functionId = values["function-id"];
   if (!functionId) {
     throw new UsageError(
@@ -53,6 +56,43 @@ export function parseTriggerArgs(args: string[]) {
   }
   const timeoutMs = parseTimeoutMs(values["timeout-ms"], { command: "trigger", fallback: 30_000 });
   return { functionId, payload, timeoutMs, url: parseUrlOption(values.url, "trigger") };
+}
+
+/**
+ * What to write instead of the reference's `trigger <fn> [key=value …]`:
+ * the options, with the pairs as the JSON payload they stand for (each
+ * value JSON when it parses, else text).
+ */
+function positionalHint(functionId: string | undefined, positionals: string[]): string {
+  const first = positionals[0]!;
+  const id = functionId === undefined && !first.includes("=") ? first : undefined;
+  const payload = pairsPayload(id === undefined ? positionals : positionals.slice(1));
+  const quoted = payload === undefined ? "" : `'${payload.replaceAll("'", `'\\''`)}'`;
+  if (id !== undefined) {
+    return `Unexpected argument "${id}": write --function-id=${id}` +
+      (payload === undefined ? "" : ` --payload=${quoted}`);
+  }
+  return `Unexpected argument "${first}": ` +
+    (payload === undefined
+      ? "this command takes options only"
+      : `give the payload as JSON with --payload, e.g. --payload=${quoted}`);
+}
+
+/** `key=value` words as a JSON object's text; `undefined` when there are none or one is not such a word. */
+function pairsPayload(words: string[]): string | undefined {
+  if (words.length === 0) return undefined;
+  const payload: Record<string, unknown> = {};
+  for (const word of words) {
+    const at = word.indexOf("=");
+    if (at <= 0) return undefined;
+    const text = word.slice(at + 1);
+    try {
+      payload[word.slice(0, at)] = JSON.parse(text);
+    } catch {
+      payload[word.slice(0, at)] = text;
+    }
+  }
+  return JSON.stringify(payload);
 }
 
 export async function trigger(args: string[], io: Io): Promise<number> {
