@@ -211,6 +211,18 @@ const badInputs: [string, unknown, string, string][] = [
     '"scope" must be well-formed Unicode: it holds a lone surrogate \\udc00 at index 2',
   ],
   [
+    "state::set",
+    { scope: "s", key: "k\u0000z", value: 1 },
+    "INVALID_ARGUMENT",
+    '"key" must not contain the NUL character: it holds one at index 1',
+  ],
+  [
+    "state::list_keys",
+    { scope: "a\u0000" },
+    "INVALID_ARGUMENT",
+    '"scope" must not contain the NUL character: it holds one at index 1',
+  ],
+  [
     "state::delete",
     { scope: "s", key: "" },
     "INVALID_ARGUMENT",
@@ -272,6 +284,28 @@ Deno.test("state::set of a key with a lone surrogate leaves SQLite's U+FFFD key 
     assert.deepEqual(await call("state::list_keys", { scope: "s" }), [
       { key: "\ufffd", value: "kept" },
     ]);
+  } finally {
+    store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("state::set of names with a NUL character is refused: SQLite would list them cut at the NUL", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "state-nul-" });
+  const store = SqliteStore.open({ path: `${dir}/state.db`, maxValueBytes: 1024 });
+  try {
+    const { call } = setup(store);
+    await call("state::set", { scope: "s", key: "k", value: "kept" });
+    await assert.rejects(call("state::set", { scope: "s", key: "k\u0000z", value: "other" }), {
+      code: "INVALID_ARGUMENT",
+    });
+    await assert.rejects(call("state::set", { scope: "s\u0000t", key: "k", value: "other" }), {
+      code: "INVALID_ARGUMENT",
+    });
+    assert.deepEqual(await call("state::list_keys", { scope: "s" }), [
+      { key: "k", value: "kept" },
+    ]);
+    assert.deepEqual(await call("state::list_groups", {}), { groups: ["s"] });
   } finally {
     store.close();
     await Deno.remove(dir, { recursive: true });

@@ -43,6 +43,15 @@ function readName(fn: string, input: Record<string, unknown>, field: string): st
       `"${field}" must be well-formed Unicode: it holds a lone surrogate \\u${unit} at index ${at}`,
     );
   }
+  // SQLite stores it, but hands names back cut at the NUL: lists would show another name (and
+  // two scopes "a\0b" and "a\0c" as "a" twice).
+  const nul = value.indexOf("\u0000");
+  if (nul !== -1) {
+    throw invalidInput(
+      fn,
+      `"${field}" must not contain the NUL character: it holds one at index ${nul}`,
+    );
+  }
   return value;
 }
 
