@@ -41,10 +41,18 @@ export async function workerList(args: string[], io: Io): Promise<number> {
     io.err(`Error: ${read.message}`);
     return 1;
   }
-  if (!read.ok) io.err(`Warning: ${read.message}`);
   const entries = read.ok ? read.config.workers : [];
   const url = engineUrlFor(read.ok ? read.config : undefined, options.url);
   const linked = await linkEngine(url, file);
+  if (!read.ok) {
+    // A running engine still runs the last valid config, and can say what runs; without one,
+    // the file is all there is, and it says nothing.
+    if (!linked.ok) {
+      io.err(`Error: ${read.message}`);
+      return 1;
+    }
+    io.err(`Warning: ${read.message}`);
+  }
   let rows: WorkerRow[];
   if (linked.ok) {
     try {
