@@ -96,3 +96,35 @@ Deno.test({
     }
   },
 });
+
+Deno.test("engine worker add and remove run at the same time lose none of each other's edits", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, "engine-config.yaml");
+    await Deno.writeTextFile(file, "# mine\nworkers:\n  - name: engine-state\n");
+    const names = ["w1", "w2", "w3", "w4", "w5", "w6"];
+    for (const name of names) {
+      await Deno.mkdir(join(dir, name));
+      await Deno.writeTextFile(join(dir, name, "x.py"), "");
+      await Deno.writeTextFile(
+        join(dir, name, "engine.worker.yaml"),
+        `name: ${name}\nruntime: {kind: python, entry: x.py}\nscripts: {start: "true"}\n`,
+      );
+    }
+    const io = { out: () => {}, err: () => {} };
+    // Port 1: no engine there to wait for.
+    const common = ["--no-wait", "--config", file, "--url=ws://127.0.0.1:1"];
+    const codes = await Promise.all([
+      ...names.map((name) => main(["worker", "add", join(dir, name), ...common], io)),
+      main(["worker", "add", "engine-queue", ...common], io),
+      main(["worker", "remove", "engine-state", ...common], io),
+    ]);
+    assert.deepEqual(codes, names.map(() => 0).concat([0, 0]));
+    const text = await Deno.readTextFile(file);
+    const listed = [...text.matchAll(/- name: (\S+)/g)].map((m) => m[1]).sort();
+    assert.deepEqual(listed, [...names, "engine-queue"].sort(), text);
+    assert.ok(text.startsWith("# mine\nworkers:\n"), text);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -11,11 +11,16 @@
  */
 
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { addWorkerEntry, type EngineConfig, findWorkerEntry } from "../engine/config/mod.ts";
+import {
+  addWorkerEntry,
+  type EngineConfig,
+  findWorkerEntry,
+  type WorkerEntryInput,
+} from "../engine/config/mod.ts";
 import { install, installCacheDir } from "../engine/supervisor/install.ts";
 import { type LoadedManifest, loadManifest } from "../engine/supervisor/manifest.ts";
 import { BUILTIN_WORKERS } from "../workers/catalog.ts";
-import { writeConfigText } from "./config_write.ts";
+import { editConfigFile } from "./config_write.ts";
 import { callerDir } from "./paths.ts";
 import { formatDuration, progress } from "./progress.ts";
 import type { Io } from "./trigger.ts";
@@ -110,29 +115,11 @@ async function addLocal(
   let config = read.config;
   if (!existing) {
     const entry = { name, path: configPath(dirname(file), loaded.folder) };
-    // Re-read rather than edit read.text: the install can take minutes, and an
+    // Edits the file as it is now rather than read.text: the install can take minutes, and an
     // edit made to the file meanwhile (even this worker added) must not be lost.
-    const current = await Deno.readTextFile(file);
-    const edited = addWorkerEntry(current, entry);
-    if (!edited.ok) {
-      io.err(
-        `Error: ${edited.reason === "exists" ? `"${name}" was added meanwhile` : edited.message}`,
-      );
-      return 1;
-    }
-    const checked = checkConfigText(file, edited.text);
-    if (!checked.ok) {
-      io.err(
-        `Error: The edited config would be invalid, so it was not written: ${checked.message}`,
-      );
-      return 1;
-    }
-    const failed = await writeConfigText(file, edited.text);
-    if (failed !== undefined) {
-      io.err(`Error: ${failed}`);
-      return 1;
-    }
-    config = checked.config;
+    const written = await writeEntry(file, entry, `"${name}" was added meanwhile`, io);
+    if (written === undefined) return 1;
+    config = written;
     io.out(`Added "${name}" to ${file} (path ${entry.path})`);
   }
   io.out(`The engine runs it with: ${manifest.scripts.start}   (in ${loaded.folder})`);
@@ -141,6 +128,38 @@ async function addLocal(
     config,
     restart: Boolean(existing),
   });
+}
+
+/**
+ * Adds `entry` to the config file as it is now, under its lock (see
+ * {@linkcode editConfigFile}), if the result is a valid config. The config
+ * written, or `undefined` once the error is reported (`exists` when the file
+ * has an entry of that name by now).
+ */
+async function writeEntry(
+  file: string,
+  entry: WorkerEntryInput,
+  exists: string,
+  io: Io,
+): Promise<EngineConfig | undefined> {
+  let config: EngineConfig | undefined;
+  const failed = await editConfigFile(file, (text) => {
+    const edited = addWorkerEntry(text, entry);
+    if (!edited.ok) return { error: edited.reason === "exists" ? exists : edited.message };
+    const checked = checkConfigText(file, edited.text);
+    if (!checked.ok) {
+      return {
+        error: `The edited config would be invalid, so it was not written: ${checked.message}`,
+      };
+    }
+    config = checked.config;
+    return { text: edited.text };
+  });
+  if (failed !== undefined) {
+    io.err(`Error: ${failed}`);
+    return undefined;
+  }
+  return config;
 }
 
 /** Why `name` from `loaded` cannot be added to `config` (of `file`), if it cannot. */
@@ -244,26 +263,14 @@ async function addBuiltin(
     );
     return 0;
   }
-  const edited = addWorkerEntry(text, { name, config: BUILTIN_WORKERS[name]!.defaultConfig });
-  if (!edited.ok) {
-    io.err(`Error: ${edited.reason === "exists" ? `"${name}" is already there` : edited.message}`);
-    return 1;
-  }
-  const checked = checkConfigText(file, edited.text);
-  if (!checked.ok) {
-    io.err(`Error: The edited config would be invalid, so it was not written: ${checked.message}`);
-    return 1;
-  }
   const since = Date.now();
-  const failed = await writeConfigText(file, edited.text);
-  if (failed !== undefined) {
-    io.err(`Error: ${failed}`);
-    return 1;
-  }
+  const entry = { name, config: BUILTIN_WORKERS[name]!.defaultConfig };
+  const written = await writeEntry(file, entry, `"${name}" is already there`, io);
+  if (written === undefined) return 1;
   io.out(`Added "${name}" to ${file} with its reference configuration`);
   return await followEngine(name, options, io, {
     kind: "builtin",
-    config: checked.config,
+    config: written,
     restart: false,
     since,
   });
@@ -297,7 +304,7 @@ async function retryFailedBuiltin(
     );
     const since = Date.now();
     // The engine retries its failed built-in workers when the file is saved unchanged.
-    const unwritten = await writeConfigText(file, await Deno.readTextFile(file));
+    const unwritten = await editConfigFile(file, (text) => ({ text }));
     if (unwritten !== undefined) {
       io.err(`Error: ${unwritten}`);
       return 1;

@@ -7,10 +7,15 @@
  */
 
 import { removeWorkerEntry } from "../engine/config/mod.ts";
-import { writeConfigText } from "./config_write.ts";
+import { editConfigFile } from "./config_write.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
-import { checkConfigText, parseWorkerArgs, readConfigFile } from "./worker_args.ts";
+import {
+  checkConfigText,
+  type ConfigFile,
+  parseWorkerArgs,
+  readConfigFile,
+} from "./worker_args.ts";
 import { engineUrlFor, linkEngine } from "./worker_engine.ts";
 import { waitForGone } from "./worker_wait.ts";
 
@@ -27,31 +32,34 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
     io.err(`Error: ${read.message}`);
     return 1;
   }
-  const text = await Deno.readTextFile(file);
-  const removed = removeWorkerEntry(text, name);
-  if (!removed.ok) {
-    io.err(
-      removed.reason === "missing"
-        ? `Error: No worker "${name}" in ${file}: "engine worker list" shows the workers`
-        : `Error: ${
-          read.ok ? removed.message : `Cannot edit an invalid config file: ${read.message}`
-        }`,
-    );
-    return 1;
-  }
-  const checked = checkConfigText(file, removed.text);
-  if (!checked.ok && read.ok) {
-    io.err(`Error: The edited config would be invalid, so it was not written: ${checked.message}`);
-    return 1;
-  }
-  const failed = await writeConfigText(file, removed.text);
+  let checked: ConfigFile | undefined;
+  const failed = await editConfigFile(file, (text) => {
+    const removed = removeWorkerEntry(text, name);
+    if (!removed.ok) {
+      return {
+        error: removed.reason === "missing"
+          ? `No worker "${name}" in ${file}: "engine worker list" shows the workers`
+          : read.ok
+          ? removed.message
+          : `Cannot edit an invalid config file: ${read.message}`,
+      };
+    }
+    checked = checkConfigText(file, removed.text);
+    // An invalid file may be edited (to remove what breaks it), a valid one must stay valid.
+    if (!checked.ok && read.ok) {
+      return {
+        error: `The edited config would be invalid, so it was not written: ${checked.message}`,
+      };
+    }
+    return { text: removed.text };
+  });
   if (failed !== undefined) {
     io.err(`Error: ${failed}`);
     return 1;
   }
   io.out(`Removed "${name}" from ${file}`);
 
-  const url = engineUrlFor(checked.ok ? checked.config : undefined, options.url);
+  const url = engineUrlFor(checked?.ok ? checked.config : undefined, options.url);
   const linked = await linkEngine(url, file);
   if (!linked.ok) {
     io.out(`${linked.reason}: nothing to stop`);
