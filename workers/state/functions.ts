@@ -13,6 +13,7 @@ import type { StateStore } from "./adapters/store.ts";
 import { readScope, readTarget, readValue } from "./input.ts";
 import type { StateEvent } from "./triggers.ts";
 import { parseOps } from "./update_ops.ts";
+import { quoteName } from "./values.ts";
 
 /** What the functions need: a store, where change events go, where failures are logged. */
 export interface StateFunctionsOptions {
@@ -39,7 +40,7 @@ export function createStateFunctions(
         const { scope, key } = readTarget("state::get", payload);
         const value = await guard(
           "GET_ERROR",
-          `read scope "${scope}" key "${key}"`,
+          `read scope ${quoteName(scope)} key ${quoteName(key)}`,
           () => store.get(scope, key),
         );
         return value ?? null;
@@ -53,7 +54,7 @@ export function createStateFunctions(
         const value = readValue("state::set", input);
         const { created, oldValue } = await guard(
           "SET_ERROR",
-          `write scope "${scope}" key "${key}"`,
+          `write scope ${quoteName(scope)} key ${quoteName(key)}`,
           () => store.set(scope, key, value),
         );
         onChange({
@@ -74,7 +75,7 @@ export function createStateFunctions(
         const { scope, key } = readTarget("state::delete", payload);
         const { existed, oldValue } = await guard(
           "DELETE_ERROR",
-          `delete scope "${scope}" key "${key}"`,
+          `delete scope ${quoteName(scope)} key ${quoteName(key)}`,
           () => store.delete(scope, key),
         );
         if (existed) {
@@ -100,7 +101,7 @@ export function createStateFunctions(
         if (!parsed.ok) throw invalidInput("state::update", parsed.problem, parsed.code);
         const outcome = await guard(
           "UPDATE_ERROR",
-          `update scope "${scope}" key "${key}"`,
+          `update scope ${quoteName(scope)} key ${quoteName(key)}`,
           () => store.update(scope, key, parsed.ops),
         );
         if (outcome.written) {
@@ -126,7 +127,11 @@ export function createStateFunctions(
       description: "Returns the values stored in {scope}, ordered by key",
       handler: async (payload) => {
         const scope = readScope("state::list", payload);
-        const entries = await guard("LIST_ERROR", `list scope "${scope}"`, () => store.list(scope));
+        const entries = await guard(
+          "LIST_ERROR",
+          `list scope ${quoteName(scope)}`,
+          () => store.list(scope),
+        );
         return entries.map((entry) => entry.value);
       },
     },
@@ -135,7 +140,7 @@ export function createStateFunctions(
       description: "Returns the entries of {scope} as [{key, value}], ordered by key",
       handler: async (payload) => {
         const scope = readScope("state::list_keys", payload);
-        return await guard("LIST_ERROR", `list scope "${scope}"`, () => store.list(scope));
+        return await guard("LIST_ERROR", `list scope ${quoteName(scope)}`, () => store.list(scope));
       },
     },
 

@@ -323,6 +323,28 @@ Deno.test("state::set refuses a value over max_value_bytes, naming the size and 
   assert.deepEqual(events, []);
 });
 
+Deno.test("errors quote unusual names unambiguously and shorten long ones", async () => {
+  const { call, store } = setup(new MemoryStore({ maxValueBytes: 4 }));
+  await rejectsWith(
+    call("state::set", { scope: 's"x', key: "a\nb", value: "too long" }),
+    "VALUE_TOO_LARGE",
+    'Value for scope "s\\"x" key "a\\nb" is 10 bytes: the limit is 4 bytes (max_value_bytes)',
+  );
+  await rejectsWith(
+    call("state::set", { scope: "s", key: "k".repeat(1000), value: "too long" }),
+    "VALUE_TOO_LARGE",
+    `Value for scope "s" key "${
+      "k".repeat(80)
+    }…" (1,000 characters) is 10 bytes: the limit is 4 bytes (max_value_bytes)`,
+  );
+  await store.close();
+  await rejectsWith(
+    call("state::get", { scope: "s", key: 'say "hi"' }),
+    "GET_ERROR",
+    'Cannot read scope "s" key "say \\"hi\\"": The memory state store is closed',
+  );
+});
+
 Deno.test("an adapter failure becomes a CallError with the function's error code", async () => {
   const store = new MemoryStore({ maxValueBytes: 1024 });
   const { call } = setup(store);

@@ -13,7 +13,7 @@ import type {
   TriggerBinding,
   TriggerTypeProvider,
 } from "../../engine/api.ts";
-import type { JsonValue } from "./values.ts";
+import { type JsonValue, quoteName } from "./values.ts";
 
 /** The kinds of change a `state` trigger hears about. */
 export type StateEventType = "state:created" | "state:updated" | "state:deleted";
@@ -159,9 +159,9 @@ export class StateTriggers implements TriggerTypeProvider {
   ): void {
     if (this.#stopping.signal.aborted) return;
     this.#api.log.warn(
-      `State trigger "${binding.id}" ${role} "${functionId}" failed on ${event.event_type} of scope "${event.scope}" key "${event.key}": ${
-        error instanceof Error ? error.message : String(error)
-      }`,
+      `State trigger "${binding.id}" ${role} "${functionId}" failed on ${event.event_type} of scope ${
+        quoteName(event.scope)
+      } key ${quoteName(event.key)}: ${error instanceof Error ? error.message : String(error)}`,
       { trigger: binding.id, function: functionId, scope: event.scope, key: event.key },
     );
   }

@@ -9,6 +9,8 @@
 import { CallError } from "../../engine/api.ts";
 import { overBytes } from "../_shared/utf8.ts";
 
+const numberFormat = new Intl.NumberFormat("en-US");
+
 /** A JSON value: what `state::*` stores, returns and puts in events. */
 export type JsonValue =
   | null
@@ -105,6 +107,21 @@ function placeOf(root: string, path: readonly (string | number)[]): string {
   return root + path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("");
 }
 
+/** The longest part of a name {@link quoteName} shows. */
+const SHOWN_NAME_LENGTH = 80;
+
+/**
+ * A scope or key as messages show it: in double quotes with quotes, line
+ * breaks and other control characters escaped (JSON's rules), so any name
+ * reads unambiguously on one line; a name over 80 characters shows its
+ * start and its length: `"kkk…" (1,000 characters)`.
+ */
+export function quoteName(name: string): string {
+  if (name.length <= SHOWN_NAME_LENGTH) return JSON.stringify(name);
+  const start = JSON.stringify(name.slice(0, SHOWN_NAME_LENGTH));
+  return `${start.slice(0, -1)}…" (${numberFormat.format(name.length)} characters)`;
+}
+
 /** Where a value is stored, for messages. */
 export interface ValueLocation {
   scope: string;
@@ -122,12 +139,10 @@ export function encodeValue(value: JsonValue, maxBytes: number, where: ValueLoca
   return text;
 }
 
-const numberFormat = new Intl.NumberFormat("en-US");
-
 function valueTooLarge(size: number, limit: number, where: ValueLocation): CallError {
   return new CallError({
     code: "VALUE_TOO_LARGE",
-    message: `Value for scope "${where.scope}" key "${where.key}" is ${
+    message: `Value for scope ${quoteName(where.scope)} key ${quoteName(where.key)} is ${
       numberFormat.format(size)
     } bytes: the limit is ${numberFormat.format(limit)} bytes (max_value_bytes)`,
   });

@@ -17,7 +17,7 @@
 import type { Redis } from "ioredis";
 import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
 import type { UpdateOp } from "../update_ops.ts";
-import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
+import { compareKeys, decodeStored, encodeValue, type JsonValue, quoteName } from "../values.ts";
 import {
   defineStateScripts,
   MARK_TTL_MS,
@@ -132,7 +132,9 @@ export class RedisStore implements StateStore {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 20)));
     }
     throw new Error(
-      `Cannot update scope "${scope}" key "${key}": it kept changing during ${MAX_UPDATE_ATTEMPTS} attempts`,
+      `Cannot update scope ${quoteName(scope)} key ${
+        quoteName(key)
+      }: it kept changing during ${MAX_UPDATE_ATTEMPTS} attempts`,
     );
   }
 
@@ -189,8 +191,8 @@ export class RedisStore implements StateStore {
       if (!/WRONGTYPE/.test((error as Error)?.message ?? "")) throw error;
       const type = await this.#redis.type(PREFIX + scope).catch(() => "value of another type");
       throw new Error(
-        `Scope ${JSON.stringify(scope)} cannot be used: Redis key ${
-          JSON.stringify(PREFIX + scope)
+        `Scope ${quoteName(scope)} cannot be used: Redis key ${
+          quoteName(PREFIX + scope)
         } holds a ${type}, not a hash of state (something else wrote it): use another scope, or another Redis database for the state`,
       );
     }
