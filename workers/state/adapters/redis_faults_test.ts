@@ -10,6 +10,7 @@ import { Redis } from "ioredis";
 import { startRedisServer } from "../../../tests/support/redis_server.ts";
 import { parseOps, type UpdateOp } from "../update_ops.ts";
 import { startRedisProxy } from "./_redis_proxy.ts";
+import { MARK_PREFIX } from "./redis_scripts.ts";
 import { RedisStore, type RedisStoreOptions } from "./redis.ts";
 
 function ops(raw: unknown[]): UpdateOp[] {
@@ -68,7 +69,7 @@ Deno.test("RedisStore.update() applies its ops once when the answer to its write
     assert.deepEqual(await direct.get("counters", "lost-reply"), { n: 1 });
     // Each update removed its mark once answered (before the next command on its connection).
     await store.get("counters", "lost-reply");
-    assert.deepEqual(await admin.keys("state-write:*"), []);
+    assert.deepEqual(await admin.keys(`${MARK_PREFIX}*`), []);
   });
 });
 
@@ -107,7 +108,7 @@ Deno.test("RedisStore.set() and delete() answer what they replaced when their an
       { key: "replaced", value: "after" },
     ]);
     await store.get("s", "fresh");
-    assert.deepEqual(await admin.keys("state-write:*"), []);
+    assert.deepEqual(await admin.keys(`${MARK_PREFIX}*`), []);
   });
 });
 

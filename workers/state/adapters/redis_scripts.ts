@@ -6,7 +6,7 @@
  * arrived, ioredis sends the script again on the new connection. Run twice, a
  * `set` would report its own value as the old one, a `delete` that nothing was
  * there (and no `state:deleted` event would fire), an `update` would apply its
- * ops twice. So each call names a mark, `state-write:<uuid>`: the script's
+ * ops twice. So each call names a mark, `state:\0write:<uuid>`: the script's
  * first run stores its answer there, a second run of the same call finds it
  * and answers the same without writing. The adapter removes the mark once it
  * has the answer; a mark it could not remove expires after a minute.
@@ -16,8 +16,13 @@
 
 import type { Redis } from "ioredis";
 
-/** The prefix of a mark: outside `state:`, so never taken for a scope. */
-export const MARK_PREFIX = "state-write:";
+/**
+ * The prefix of a mark. It is under `state:`, so a Redis ACL written for the
+ * state's keys (`~state:*`) covers it, yet it is never a scope's hash: no scope
+ * holds a NUL character (`input.ts`), and marks are strings, which
+ * `listGroups` skips.
+ */
+export const MARK_PREFIX = "state:\u0000write:";
 
 /** How long a mark nobody removed lives: longer than ioredis keeps sending a command again. */
 export const MARK_TTL_MS = 60 * 1000;

@@ -8,6 +8,7 @@ import { Redis } from "ioredis";
 import { startRedisServer } from "../../../tests/support/redis_server.ts";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
+import { parseOps } from "../update_ops.ts";
 import { RedisStore } from "./redis.ts";
 import { SqliteStore } from "./sqlite.ts";
 
@@ -32,6 +33,32 @@ Deno.test("RedisStore: another application's key under the prefix is not a scope
   } finally {
     await store.close();
     other.disconnect();
+    await server.stop();
+  }
+});
+
+Deno.test("RedisStore works for a Redis user whose ACL allows only the keys under state:", async () => {
+  const server = await startRedisServer();
+  const admin = new Redis(server.url);
+  let store: RedisStore | undefined;
+  try {
+    await admin.call("ACL", "SETUSER", "state-only", "on", ">secret", "~state:*", "+@all");
+    store = await RedisStore.connect({
+      url: `redis://state-only:secret@127.0.0.1:${server.port}`,
+      maxValueBytes: 1 << 20,
+    });
+    assert.deepEqual(await store.set("users", "u1", { visits: 0 }), {
+      created: true,
+      oldValue: null,
+    });
+    const increment = parseOps([{ type: "increment", path: "visits", by: 1 }]);
+    if (!increment.ok) throw new Error(increment.problem);
+    assert.deepEqual((await store.update("users", "u1", increment.ops)).newValue, { visits: 1 });
+    assert.deepEqual(await store.listGroups(), ["users"]);
+    assert.deepEqual(await store.delete("users", "u1"), { existed: true, oldValue: { visits: 1 } });
+  } finally {
+    await store?.close();
+    admin.disconnect();
     await server.stop();
   }
 });
