@@ -6,7 +6,7 @@
  * @module
  */
 
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
@@ -43,9 +43,22 @@ export function openDatabase<T>(options: OpenDatabaseOptions, use: (db: Database
     throw new Error(
       `Cannot open the ${options.label} database "${options.path}": ${
         error instanceof Error ? error.message : String(error)
-      }${whyNotWritable(dirname(options.path))}`,
+      }${
+        isFolder(options.path)
+          ? ": it is a folder, not a file"
+          : whyNotWritable(dirname(options.path))
+      }`,
       { cause: error },
     );
+  }
+}
+
+/** Whether `path` names a folder (SQLite only says "unable to open database file"). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -69,3 +69,22 @@ Deno.test("RedisStore.connect() rejects when Redis does not answer, without show
     },
   );
 });
+
+Deno.test("SqliteStore.open() of a path that is a folder says so", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    assert.throws(
+      () => SqliteStore.open({ path: dir, maxValueBytes: 1024 }),
+      (error: unknown) => {
+        assert.ok(error instanceof Error);
+        assert.match(
+          error.message,
+          new RegExp(`^Cannot open the state database "${dir}": .*: it is a folder, not a file$`),
+        );
+        return true;
+      },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
