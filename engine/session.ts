@@ -105,14 +105,16 @@ export class WebSocketSession implements Peer {
    */
   receive(data: string | ArrayBuffer | Blob | Uint8Array): void {
     if (this.#batcher !== undefined && typeof data === "string" && data.includes("\n")) {
-      if (data.length > MAX_BATCH_UNITS) {
+      const frames = splitBatch(data);
+      // One frame with blank lines around it is bounded by max_frame_bytes alone.
+      if (frames.length > 1 && data.length > MAX_BATCH_UNITS) {
         return this.protocolError({
           code: ErrorCode.FrameTooLarge,
           message:
-            `Message of ${data.length} characters holds several frames (engine.batch.v1) and exceeds the ${MAX_BATCH_UNITS}-character limit for those: none of its frames was handled`,
+            `Message of ${data.length} characters holds ${frames.length} frames (engine.batch.v1) and exceeds the ${MAX_BATCH_UNITS}-character limit for several: none of them was handled`,
         });
       }
-      for (const frame of splitBatch(data)) this.#lane.submit(frame);
+      for (const frame of frames) this.#lane.submit(frame);
       return;
     }
     this.#lane.submit(data);

@@ -46,7 +46,7 @@ for (const transport of TRANSPORTS) {
       batch.send(...over);
       const refusal = await batch.next((f) => f.type === "error");
       assert.equal(refusal.error.code, "frame_too_large");
-      assert.match(refusal.error.message, new RegExp(`${MAX_BATCH_UNITS + 1} characters`));
+      assert.match(refusal.error.message, new RegExp(`${MAX_BATCH_UNITS + 1} characters holds 51`));
       assert.match(refusal.error.message, new RegExp(`${MAX_BATCH_UNITS}-character limit`));
 
       // The same connection goes on: a message of exactly the limit is handled, every frame.
@@ -58,6 +58,16 @@ for (const transport of TRANSPORTS) {
       const listed = [...engine.engine.functions.entries()].map(([id]) => id);
       assert.deepEqual(listed.filter((id) => id.startsWith("over::")), []);
       assert.equal(listed.filter((id) => id.startsWith("within::")).length, 51);
+      assert.equal(batch.frames.filter((f) => f.type === "error").length, 1);
+
+      // One frame over the limit with blank lines around it is one frame, not a batch.
+      const single = JSON.stringify({
+        type: "registerfunction",
+        id: "single::big",
+        description: "d".repeat(MAX_BATCH_UNITS),
+      });
+      batch.socket.send(`\r\n${single}\n\n`);
+      await waitForFunctions(observer, ["single::big"]);
       assert.equal(batch.frames.filter((f) => f.type === "error").length, 1);
     } finally {
       await batch?.close();
