@@ -31,9 +31,13 @@ export function watchConfigFile(
   options: WatchOptions = {},
 ): ConfigWatcher {
   const path = resolve(file);
-  const name = basename(path);
+  // A config that is a symbolic link changes in the folder of the file it points to: both
+  // folders are watched (the link itself may be replaced too).
+  const real = realPathOr(path);
+  const names = new Set([basename(path), basename(real)]);
   const debounceMs = options.debounceMs ?? 300;
-  const watcher = Deno.watchFs(dirname(path), { recursive: false });
+  const folders = [...new Set([dirname(path), dirname(real)])];
+  const watcher = Deno.watchFs(folders, { recursive: false });
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | undefined;
   let again = false;
@@ -59,7 +63,7 @@ export function watchConfigFile(
   const loop = (async () => {
     try {
       for await (const event of watcher) {
-        if (!event.paths.some((p) => p === path || basename(p) === name)) continue;
+        if (!event.paths.some((p) => p === path || p === real || names.has(basename(p)))) continue;
         clearTimeout(timer);
         timer = setTimeout(fire, debounceMs);
       }
@@ -80,4 +84,12 @@ export function watchConfigFile(
   };
   options.signal?.addEventListener("abort", () => void close(), { once: true });
   return { close };
+}
+
+function realPathOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path; // not there yet: watched by its own name
+  }
 }

@@ -69,3 +69,36 @@ Deno.test("watchConfigFile() stops calling once closed", async () => {
   assert.equal(s.calls(), 0);
   await s.cleanup();
 });
+
+Deno.test("watchConfigFile() of a symbolic link sees the file it points to change", async () => {
+  const s = await setup();
+  const elsewhere = await Deno.makeTempDir({ prefix: "watch-test-real-" });
+  const link = `${s.dir}/linked.yaml`;
+  const real = `${elsewhere}/real.yaml`;
+  await Deno.writeTextFile(real, "workers: []\n");
+  await Deno.symlink(real, link);
+  let calls = 0;
+  const called = Promise.withResolvers<void>();
+  const watcher = watchConfigFile(link, () => {
+    calls++;
+    called.resolve();
+  }, { debounceMs: 100 });
+  try {
+    // Written in place, in the folder of the file the link points to.
+    await Deno.writeTextFile(real, "workers: []\n# edited\n");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("no call within 5 s")), 5000);
+    });
+    try {
+      await Promise.race([called.promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+    assert.equal(calls, 1);
+  } finally {
+    await watcher.close();
+    await Deno.remove(elsewhere, { recursive: true });
+    await s.cleanup();
+  }
+});
