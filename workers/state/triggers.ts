@@ -63,8 +63,9 @@ interface Subscription {
   binding: TriggerBinding;
   config: StateTriggerConfig;
   /**
-   * The last of its deliveries: each waits for the one before to have called
-   * the handler (not for the handler to answer), so its condition deciding
+   * The last of its deliveries. Conditions are asked at once, but each
+   * delivery calls the handler only after the one before has called it (or
+   * skipped it), not waiting for the handler to answer: a condition deciding
    * slowly on one change cannot let a later change reach the handler first.
    */
   tail: Promise<void>;
@@ -114,7 +115,10 @@ export class StateTriggers implements TriggerTypeProvider {
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
       for (const subscription of matching) {
-        subscription.tail = subscription.tail.then(() => this.#deliver(subscription, event));
+        const passes = this.#ask(subscription, event);
+        subscription.tail = subscription.tail.then(async () => {
+          if (await passes) this.#handle(subscription, event);
+        });
       }
     }, 0);
     this.#pending.add(timer);
@@ -129,25 +133,34 @@ export class StateTriggers implements TriggerTypeProvider {
   }
 
   /**
-   * Asks the condition, if any, then calls the handler; resolves once the
-   * handler is called, not answered. Never rejects: failures are logged.
+   * Whether the trigger's condition, if any, lets `event` through. Never
+   * rejects: a failing condition is logged and stops the event.
    */
-  async #deliver({ binding, config }: Subscription, event: StateEvent): Promise<void> {
-    if (this.#stopping.signal.aborted) return;
-    const options: CallOptions = { signal: this.#stopping.signal };
-    if (binding.metadata !== undefined) options.metadata = binding.metadata;
+  async #ask({ binding, config }: Subscription, event: StateEvent): Promise<boolean> {
     const condition = config.condition_function_id;
-    if (condition !== undefined) {
-      try {
-        if (await this.#api.call(condition, event, options) === false) return;
-      } catch (error) {
-        this.#failed(binding, "condition", condition, event, error);
-        return;
-      }
+    if (condition === undefined || this.#stopping.signal.aborted) {
+      return !this.#stopping.signal.aborted;
     }
-    this.#api.call(binding.functionId, event, options).catch((error) =>
+    try {
+      return await this.#api.call(condition, event, this.#options(binding)) !== false;
+    } catch (error) {
+      this.#failed(binding, "condition", condition, event, error);
+      return false;
+    }
+  }
+
+  /** Calls the handler with `event`, without waiting for its answer; a failure is logged. */
+  #handle({ binding }: Subscription, event: StateEvent): void {
+    if (this.#stopping.signal.aborted) return;
+    this.#api.call(binding.functionId, event, this.#options(binding)).catch((error) =>
       this.#failed(binding, "handler", binding.functionId, event, error)
     );
+  }
+
+  #options(binding: TriggerBinding): CallOptions {
+    const options: CallOptions = { signal: this.#stopping.signal };
+    if (binding.metadata !== undefined) options.metadata = binding.metadata;
+    return options;
   }
 
   #failed(

@@ -46,7 +46,7 @@ function changed(value: number): StateEvent {
 /** Resolves after the timers already set (the fan-out's) have run. */
 const afterTimers = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-Deno.test("StateTriggers calls the handler in the order of the changes, whatever order the condition answers in", async () => {
+Deno.test("StateTriggers asks conditions at once but calls the handler in the order of the changes", async () => {
   // The engine's side of the calls: conditions answer when the test says, handlers at once.
   const asked: { value: unknown; answer(passes: boolean): void }[] = [];
   let answerAtOnce = false;
@@ -75,7 +75,11 @@ Deno.test("StateTriggers calls the handler in the order of the changes, whatever
   });
   for (const value of [1, 2, 3]) triggers.fire(changed(value));
   await afterTimers();
-  // Every condition asked so far answers, the latest change's first.
+  // The conditions are asked at once, not one after the other (a stuck one would let the
+  // changes behind it pile up), and no handler is called before the first change's answer.
+  assert.deepEqual(asked.map((a) => a.value), [1, 2, 3]);
+  assert.deepEqual(handled, []);
+  // They answer, the latest change's first.
   answerAtOnce = true;
   for (const { answer } of asked.reverse()) answer(true);
   await done;
