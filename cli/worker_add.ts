@@ -144,7 +144,7 @@ async function writeEntry(
 ): Promise<EngineConfig | undefined> {
   let config: EngineConfig | undefined;
   const failed = await editConfigFile(file, (text) => {
-    const edited = addWorkerEntry(text, entry);
+    const edited = addWorkerEntry(text, entry, { file });
     if (!edited.ok) return { error: edited.reason === "exists" ? exists : edited.message };
     const checked = checkConfigText(file, edited.text);
     if (!checked.ok) {

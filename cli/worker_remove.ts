@@ -34,7 +34,7 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
   }
   let checked: ConfigFile | undefined;
   const failed = await editConfigFile(file, (text) => {
-    const removed = removeWorkerEntry(text, name);
+    const removed = removeWorkerEntry(text, name, { file });
     if (!removed.ok) {
       return {
         error: removed.reason === "missing"

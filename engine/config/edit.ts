@@ -66,7 +66,8 @@ export function findWorkerEntry(text: string, name: string): FoundWorkerEntry | 
 
 /**
  * Adds `entry` at the end of `workers`. An entry of the same name is left
- * alone (`reason: "exists"`) unless `force`, which replaces it in place.
+ * alone (`reason: "exists"`) unless `force`, which replaces it in place;
+ * `file` names the file in messages.
  *
  * @example
  * ```ts
@@ -78,12 +79,12 @@ export function findWorkerEntry(text: string, name: string): FoundWorkerEntry | 
 export function addWorkerEntry(
   text: string,
   entry: WorkerEntryInput,
-  options: { force?: boolean } = {},
+  options: { force?: boolean; file?: string } = {},
 ): AddWorkerResult {
   if (!isValidWorkerName(entry.name)) {
     return { ok: false, reason: "invalid", message: `Invalid worker name "${entry.name}"` };
   }
-  const found = openWorkers(text);
+  const found = openWorkers(text, options.file);
   if ("message" in found) return { ok: false, reason: "invalid", message: found.message };
   const existing = findWorkerEntry(text, entry.name);
   if (existing && !options.force) return { ok: false, reason: "exists", ...existing };
@@ -121,9 +122,16 @@ export function addWorkerEntry(
   return { ok: true, text: applyEdits(text, edits, eol), replaced: existing !== undefined };
 }
 
-/** Removes the entry named `name` (every one of them, if a hand edit doubled it). */
-export function removeWorkerEntry(text: string, name: string): RemoveWorkerResult {
-  const found = openWorkers(text);
+/**
+ * Removes the entry named `name` (every one of them, if a hand edit doubled
+ * it). `options.file` names the file in messages.
+ */
+export function removeWorkerEntry(
+  text: string,
+  name: string,
+  options: { file?: string } = {},
+): RemoveWorkerResult {
+  const found = openWorkers(text, options.file);
   if ("message" in found) return { ok: false, reason: "invalid", message: found.message };
   const { seq } = found;
   const matches = (seq?.items ?? []).filter((item) => nameOf(item) === name) as Node[];
@@ -170,22 +178,22 @@ interface WorkersList {
   keyColumn: number;
 }
 
-function openWorkers(text: string): WorkersList | { message: string } {
+/** The `workers` list of `text`, or why it cannot be edited (naming `file` when given). */
+function openWorkers(text: string, file?: string): WorkersList | { message: string } {
+  const cannot = `Cannot edit ${file === undefined ? "the config file" : `"${file}"`}`;
   const doc: Document = parseDocument(text, { prettyErrors: false });
   const error = doc.errors[0];
   if (error) {
     const line = text.slice(0, error.pos[0]).split("\n").length;
     return {
-      message: `Cannot edit the config file: invalid YAML at line ${line}: ${
-        error.message.split("\n")[0]
-      }`,
+      message: `${cannot}: invalid YAML at line ${line}: ${error.message.split("\n")[0]}`,
     };
   }
   const root = doc.contents;
   if (root === null) return { seq: undefined, value: undefined, colon: -1, keyColumn: 0 };
   if (!isMap(root) || root.flow) {
     return {
-      message: "Cannot edit the config file: its top level is not a block of `key: value` lines",
+      message: `${cannot}: its top level is not a block of \`key: value\` lines`,
     };
   }
   const pair = root.items.find((item) => isScalar(item.key) && item.key.value === "workers");
@@ -201,7 +209,7 @@ function openWorkers(text: string): WorkersList | { message: string } {
   if (value === null || (isScalar(value) && value.value === null)) {
     return { seq: undefined, value: range, colon, keyColumn };
   }
-  return { message: 'Cannot edit the config file: "workers" is not a list' };
+  return { message: `${cannot}: "workers" is not a list` };
 }
 
 function nameOf(item: unknown): string | undefined {

@@ -163,6 +163,29 @@ Deno.test("addWorkerEntry() refuses what it cannot edit", async (t) => {
   }
 });
 
+Deno.test("addWorkerEntry() and removeWorkerEntry() name the file they cannot edit", async (t) => {
+  const file = "/project/engine-config.yaml";
+  const cases: [string, string, string][] = [
+    [
+      "flow map at the top",
+      "{workers: []}\n",
+      "its top level is not a block of `key: value` lines",
+    ],
+    ["workers not a list", "workers: 3\n", '"workers" is not a list'],
+    ["invalid YAML", "workers: [\n", "invalid YAML at line 2"],
+  ];
+  for (const [name, text, problem] of cases) {
+    await t.step(name, () => {
+      const added = addWorkerEntry(text, { name: "w", path: "./w" }, { file });
+      assert.ok(!added.ok && added.reason === "invalid");
+      assert.ok(added.message.startsWith(`Cannot edit "${file}": ${problem}`), added.message);
+      const removed = removeWorkerEntry(text, "w", { file });
+      assert.ok(!removed.ok && removed.reason === "invalid");
+      assert.ok(removed.message.startsWith(`Cannot edit "${file}": ${problem}`), removed.message);
+    });
+  }
+});
+
 Deno.test("removeWorkerEntry() removes only the entry's lines", async (t) => {
   const cases: [string, string, string, string][] = [
     [
