@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 from typing import Callable, TypeVar
 
-__all__ = ["BATCH_BYTES", "BATCH_PROTOCOL", "FrameBatcher", "line_safe", "offers_protocol", "split_batch"]
+__all__ = ["BATCH_BYTES", "BATCH_PROTOCOL", "LARGEST_BATCH", "FrameBatcher", "line_safe", "offers_protocol", "split_batch"]
 
 BATCH_PROTOCOL = "engine.batch.v1"
 """The subprotocol name."""
@@ -38,6 +38,11 @@ BATCH_PROTOCOL = "engine.batch.v1"
 BATCH_BYTES = 64 * 1024
 """A message collects frames up to this many bytes of UTF-8 (so at most as many characters); a
 larger frame travels alone."""
+
+LARGEST_BATCH = 3 * BATCH_BYTES
+"""The largest message of several frames the engine sends: :data:`BATCH_BYTES` UTF-16 units,
+each at most 3 bytes of UTF-8. A worker whose ``max_message_bytes`` is smaller does not offer
+the subprotocol."""
 
 _Text = TypeVar("_Text", str, bytes)
 

@@ -13,7 +13,7 @@ import logging
 from collections import deque
 from typing import Any, Callable
 
-from .batch import BATCH_PROTOCOL, FrameBatcher, split_batch
+from .batch import BATCH_PROTOCOL, LARGEST_BATCH, FrameBatcher, split_batch
 from .options import InitOptions, backoff_delay_ms
 from .websocket import ConnectionClosed, HandshakeError, WebSocket, connect
 
@@ -176,7 +176,7 @@ class Connection:
                     headers=self._headers,
                     ssl_context=self._options.ssl_context,
                     max_message_bytes=self._options.max_message_bytes,
-                    protocols=(BATCH_PROTOCOL,) if self._options.batch_frames else (),
+                    protocols=(BATCH_PROTOCOL,) if self._offers_batches() else (),
                 ),
                 self._options.handshake_timeout_ms / 1000,
             )
@@ -187,6 +187,11 @@ class Connection:
         except Exception as err:  # noqa: BLE001 - whatever it is, keep retrying
             self._report(f'Cannot connect to "{self._url}": {type(err).__name__}: {err}')
         return None
+
+    def _offers_batches(self) -> bool:
+        # The engine's batches reach LARGEST_BATCH bytes: a smaller limit would fail the connection
+        # (and every call in flight) on a message of frames that each fit.
+        return self._options.batch_frames and self._options.max_message_bytes >= LARGEST_BATCH
 
     async def _serve(self, ws: WebSocket) -> None:
         self._ws = ws

@@ -53,7 +53,8 @@ class InitOptions:
     max_handler_threads: int = 64
     """How many sync handlers run at once (threads waiting in :meth:`Worker.trigger` do not count)."""
     max_message_bytes: int = 64 * 1024 * 1024
-    """Largest inbound message accepted."""
+    """Largest inbound message accepted. Below 192 KiB (the most a message of several frames
+    can take) ``batch_frames`` is off: every message then holds one frame."""
     ssl_context: ssl.SSLContext | None = None
     """TLS settings for ``wss:`` URLs. Default: the system's trust store."""
     batch_frames: bool = True

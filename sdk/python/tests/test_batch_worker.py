@@ -13,6 +13,7 @@ import test_reconnect
 import ws_server
 from engine_peer import BATCH_PROTOCOL, ScriptedEngine
 from engine_sdk import Logger, TriggerAction
+from engine_sdk.batch import LARGEST_BATCH
 from engine_sdk.connection import Connection
 from engine_sdk.options import to_options
 
@@ -145,6 +146,17 @@ class BatchWorkerTest(support.WorkerTestCase):
         self.assertNotIn("sec-websocket-protocol", peer.headers)
         self.assertFalse(peer.batch)
         self.assert_one_frame_per_message(peer)
+
+    def test_a_max_message_bytes_below_a_batch_offers_nothing(self) -> None:
+        # The engine's batches reach 192 KiB: a worker that takes less gets one frame per message.
+        for limit, offered in ((LARGEST_BATCH - 1, False), (LARGEST_BATCH, True)):
+            with self.subTest(limit=limit):
+                engine = self.start_engine(batch=True)
+                worker = self.start_worker(engine.url, max_message_bytes=limit)
+                worker.register_function("t::square", square)
+                peer = engine.wait_connection()
+                self.assertEqual("sec-websocket-protocol" in peer.headers, offered)
+                self.assertEqual(peer.batch, offered)
 
     def test_an_engine_that_does_not_choose_it_gets_one_frame_per_message(self) -> None:
         engine = self.start_engine()
