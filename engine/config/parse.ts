@@ -60,7 +60,9 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
   const source = new YamlSource(options.file, text);
   const expanded = expandEnv(text, options.env);
   if (!expanded.ok) {
-    const path = formatPath(pathAtOffset(parseDocument(text), expanded.offset));
+    // Each `${…}` masked by as many plain characters: in a flow collection its `{` would open a map.
+    const masked = text.replace(/\$\{[^}\n]*\}/g, (variable) => "_".repeat(variable.length));
+    const path = formatPath(pathAtOffset(parseDocument(masked), expanded.offset));
     const problem = expanded.problem ??
       `Environment variable "${expanded.name}" is not set and has no default: ` +
         `set it, or write "\${${expanded.name}:default}"`;

@@ -60,8 +60,10 @@ export class YamlSource {
   ): ConfigError {
     this.#lines ??= lineCounterFor(this.text);
     const { line, col } = this.#lines.linePos(offset);
+    // A byte order mark is no column an editor shows.
+    const column = line === 1 && col > 1 && this.text.startsWith("\ufeff") ? col - 1 : col;
     const { path = "", cause } = options;
-    return new ConfigError(problem, { file: this.file, line, column: col, path, cause });
+    return new ConfigError(problem, { file: this.file, line, column, path, cause });
   }
 
   /** Parses the file's text, or the rewrite of it that `options` gives. */
