@@ -8,6 +8,7 @@ import { parseCommandArgs, parseTimeoutMs, parseUrlOption } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { prettyJsonText } from "./json_text.ts";
+import { resolveFromCaller } from "./paths.ts";
 import { notFoundHint } from "./trigger_hint.ts";
 import { UsageError } from "./usage.ts";
 
@@ -40,22 +41,52 @@ export function parseTriggerArgs(args: string[]) {
       "trigger",
     );
   }
-  // Checked here, but sent as written: parsing would round numbers JSON.parse cannot hold.
-  let payload = "{}";
-  if (values.payload !== undefined) {
-    try {
-      JSON.parse(values.payload);
-      payload = values.payload.trim();
-    } catch (e) {
-      const detail = (e as Error).message;
-      const where = /position \d+/.test(detail)
-        ? ""
-        : ` (at the end of the text, position ${values.payload.length})`;
-      throw new UsageError(`--payload is not valid JSON: ${detail}${where}`, "trigger");
-    }
-  }
+  // `@<file>` or `-` (standard input): for a payload larger than one argument may be.
+  const from = values.payload === "-" ? "-" : values.payload?.match(/^@(.+)$/s)?.[1];
+  const payload = from === undefined ? checkPayload(values.payload ?? "{}", "--payload") : "";
   const timeoutMs = parseTimeoutMs(values["timeout-ms"], { command: "trigger", fallback: 30_000 });
-  return { functionId, payload, timeoutMs, url: parseUrlOption(values.url, "trigger") };
+  return {
+    functionId,
+    payload,
+    ...(from === undefined ? {} : { payloadFrom: from }),
+    timeoutMs,
+    url: parseUrlOption(values.url, "trigger"),
+  };
+}
+
+/**
+ * `text` trimmed, once it is checked to be JSON; sent as written, since
+ * parsing would round numbers JSON.parse cannot hold. Not JSON: a
+ * {@linkcode UsageError} naming `what` and the place.
+ */
+function checkPayload(text: string, what: string): string {
+  try {
+    JSON.parse(text);
+    return text.trim();
+  } catch (e) {
+    const detail = (e as Error).message;
+    const where = /position \d+/.test(detail)
+      ? ""
+      : ` (at the end of the text, position ${text.length})`;
+    throw new UsageError(`${what} is not valid JSON: ${detail}${where}`, "trigger");
+  }
+}
+
+/** The payload text of `--payload=@<file>` or `--payload=-`; a read error is an `Error` to report. */
+async function readPayload(from: string): Promise<string> {
+  const path = from === "-" ? "standard input" : resolveFromCaller(from);
+  let text: string;
+  try {
+    text = from === "-"
+      ? await new Response(Deno.stdin.readable).text()
+      : await Deno.readTextFile(path);
+  } catch (e) {
+    throw new Error(`Cannot read the payload from "${path}": ${(e as Error).message}`);
+  }
+  return checkPayload(
+    text,
+    from === "-" ? "The payload on standard input" : `The payload in "${path}"`,
+  );
 }
 
 /**
@@ -96,7 +127,17 @@ function pairsPayload(words: string[]): string | undefined {
 }
 
 export async function trigger(args: string[], io: Io): Promise<number> {
-  const { functionId, payload, timeoutMs, url: flag } = parseTriggerArgs(args);
+  const { functionId, payloadFrom, timeoutMs, url: flag, ...parsed } = parseTriggerArgs(args);
+  let payload = parsed.payload;
+  if (payloadFrom !== undefined) {
+    try {
+      payload = await readPayload(payloadFrom);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      io.err(`Error: ${(e as Error).message}`);
+      return 1;
+    }
+  }
   const url = await callerEngineUrl(flag);
   let client: EngineClient;
   try {

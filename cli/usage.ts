@@ -93,7 +93,8 @@ Calls a function through the running engine and prints its JSON result.
 
 Options:
   --function-id <id>   the function to call, e.g. math::add (required)
-  --payload <json>     the payload as JSON text (default {})
+  --payload <json>     the payload as JSON text (default {}); @<file> reads it
+                       from a file, - from standard input
   --timeout-ms <ms>    how long to wait for the result (default 30000)
   --url <ws-url>       the engine (default: ENGINE_URL, else ./engine-config.yaml's
                        host and port, else ws://localhost:49134)

@@ -41,6 +41,39 @@ Deno.test("engine trigger sends the payload and prints the result without roundi
         out.join("\n"),
         '{\n  "echo": {\n    "id": 12345678901234567890,\n    "huge": 1e400,\n    "price": 1.50\n  }\n}',
       );
+
+      // A payload larger than one argument may be (128 KiB on Linux) comes from a file.
+      const dir = await Deno.makeTempDir();
+      try {
+        const big = JSON.stringify({ n: 12345678901234567890, pad: "x".repeat(300_000) })
+          .replace('"n":12345678901234567000', '"n":12345678901234567890');
+        await Deno.writeTextFile(`${dir}/payload.json`, `${big}\n`);
+        out.length = 0;
+        const fromFile = await main(
+          ["trigger", "--function-id=text::echo", `--payload=@${dir}/payload.json`, `--url=${url}`],
+          { out: (line) => out.push(line), err: (line) => err.push(line) },
+        );
+        assert.equal(fromFile, 0, err.join("\n"));
+        assert.equal(received.at(-1), big);
+        assert.ok(out.join("\n").includes('"n": 12345678901234567890'));
+
+        await Deno.writeTextFile(`${dir}/bad.json`, '{"a":');
+        const failures: [string, number, RegExp][] = [
+          [`@${dir}/bad.json`, 2, /^Error: The payload in ".*bad\.json" is not valid JSON: /],
+          [`@${dir}/missing.json`, 1, /^Error: Cannot read the payload from ".*missing\.json": /],
+        ];
+        for (const [payload, expected, message] of failures) {
+          err.length = 0;
+          const code = await main(
+            ["trigger", "--function-id=text::echo", `--payload=${payload}`, `--url=${url}`],
+            { out: () => {}, err: (line) => err.push(line) },
+          );
+          assert.equal(code, expected, payload);
+          assert.match(err.join("\n"), message);
+        }
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
     } finally {
       await worker.close();
     }
