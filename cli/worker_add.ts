@@ -10,7 +10,8 @@
  * @module
  */
 
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { didYouMean } from "../engine/suggest.ts";
 import {
   addWorkerEntry,
   type EngineConfig,
@@ -85,12 +86,13 @@ async function addLocal(
     loaded = await loadManifest(folder);
   } catch (error) {
     const message = (error as Error).message;
-    const builtins = Object.keys(BUILTIN_WORKERS).map((n) => `"${n}"`).join(", ");
-    io.err(
-      `Error: ${message}${
-        message.startsWith("No folder") ? ` (built-in workers: ${builtins})` : ""
-      }`,
-    );
+    let hint = "";
+    if (message.startsWith("No folder")) {
+      const typo = didYouMean(basename(folder), Object.keys(BUILTIN_WORKERS));
+      const builtins = Object.keys(BUILTIN_WORKERS).map((n) => `"${n}"`).join(", ");
+      hint = typo || ` (built-in workers: ${builtins})`;
+    }
+    io.err(`Error: ${message}${hint}`);
     return 1;
   }
   const { manifest } = loaded;
