@@ -102,9 +102,20 @@ export function parseConfig(text: string, options: ParseConfigOptions): ParseCon
 
 /** Validates `workers[index]`, replacing a built-in's `config` with its parsed value. */
 function checkWorker(worker: WorkerEntry, index: number, options: ParseConfigOptions): Problem[] {
-  if (worker.path !== undefined) return [];
   const parsers = options.workerConfigs;
   const builtins = parsers ? Object.keys(parsers) : BUILTIN_WORKER_NAMES;
+  if (worker.path !== undefined) {
+    // `engine worker add` refuses such a manifest; by hand it would make a local worker that
+    // every command takes for the built-in one.
+    if (!builtins.includes(worker.name)) return [];
+    return [{
+      path: ["workers", index, "path"],
+      problem: `"${worker.name}" is the name of a built-in worker, which takes no path: ` +
+        "rename the local worker (in its engine.worker.yaml too), or remove this path for " +
+        "the built-in one",
+      atKey: false,
+    }];
+  }
   if (!builtins.includes(worker.name)) {
     const list = builtins.map((name) => `"${name}"`).join(", ");
     return [{

@@ -174,6 +174,15 @@ Deno.test("parseConfig() names the file, line and field of each error", async (t
       'Environment variable "NOPE"',
     ],
     [
+      "a local worker named like a built-in one",
+      "workers:\n  - name: engine-state\n    path: ./state\n",
+      3,
+      11,
+      "workers[0].path",
+      '"engine-state" is the name of a built-in worker, which takes no path: rename the local ' +
+      "worker (in its engine.worker.yaml too), or remove this path for the built-in one",
+    ],
+    [
       "a file starting with a byte order mark counts columns from after it",
       "\ufeffprot: 1\n",
       1,
