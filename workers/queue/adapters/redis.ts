@@ -13,7 +13,9 @@
  * | `queue:<q>:attempts` | hash | id → failed deliveries so far |
  * | `queue:<q>:errors` | hash | id → the last error's JSON text |
  *
- * and `queue:names` is the set of queue names. Messages due at the same
+ * and `queue:names` is the set of queue names; `queue:\0mark:<uuid>` is the
+ * short-lived mark of one write, which makes it safe to send twice (see
+ * `redis_scripts.ts`). Messages due at the same
  * millisecond come out in id order, not arrival order. Durability is that of
  * the Redis server: enable `appendonly` there for messages to survive a Redis
  * restart.
@@ -35,15 +37,22 @@ import type {
   QueueStore,
   Reschedule,
 } from "./store.ts";
-import { type Arg, type QueueKey, type QueueScripts, SCRIPTS } from "./redis_scripts.ts";
+import {
+  type Arg,
+  MARK_PREFIX,
+  MARK_TTL_MS,
+  type QueueKey,
+  type QueueScripts,
+  SCRIPTS,
+} from "./redis_scripts.ts";
 
 /** Options of {@link RedisStore.connect}. */
 export type RedisStoreOptions = RedisConnectOptions;
 
 const NAMES = "queue:names";
 
-/** The keys of one queue by name, and the set of queue names. */
-function keys(queue: string): Record<QueueKey, string> {
+/** The keys of one queue by name, the set of queue names and a call's mark. */
+function keys(queue: string, mark: string): Record<QueueKey, string> {
   const k = (suffix: string) => `queue:${queue}:${suffix}`;
   return {
     due: k("due"),
@@ -54,6 +63,7 @@ function keys(queue: string): Record<QueueKey, string> {
     attempts: k("attempts"),
     errors: k("errors"),
     names: NAMES,
+    mark,
   };
 }
 
@@ -82,16 +92,28 @@ export class RedisStore implements QueueStore {
     return new RedisStore(await connectRedis(options));
   }
 
-  /** Runs the script `name` on the keys of `queue` it takes, then `args` as its `ARGV`. */
-  #run<N extends keyof QueueScripts>(
+  /**
+   * Runs the script `name` on the keys of `queue` it takes, then `args` as its
+   * `ARGV`; a script that writes also gets a new mark, removed once answered
+   * (see `redis_scripts.ts`).
+   */
+  async #run<N extends keyof QueueScripts>(
     name: N,
     queue: string,
     ...args: Arg[]
-  ): ReturnType<QueueScripts[N]> {
-    const k = keys(queue);
+  ): Promise<Awaited<ReturnType<QueueScripts[N]>>> {
+    const script = SCRIPTS[name];
+    const mark = script.marked ? MARK_PREFIX + crypto.randomUUID() : "";
+    const k = keys(queue, mark);
     const scripts: QueueScripts = this.#redis;
-    const reply = scripts[name](...SCRIPTS[name].keys.map((key) => k[key]), ...args);
-    return reply as ReturnType<QueueScripts[N]>;
+    const reply = await scripts[name](
+      ...script.keys.map((key) => k[key]),
+      ...args,
+      ...(script.marked ? [MARK_TTL_MS] : []),
+    );
+    // Answered: nothing sends this call again, the mark has done its job.
+    if (script.marked) this.#redis.del(mark).catch(() => {});
+    return reply as Awaited<ReturnType<QueueScripts[N]>>;
   }
 
   async enqueue(m: NewMessage): Promise<boolean> {
@@ -160,7 +182,7 @@ export class RedisStore implements QueueStore {
   }
 
   async nextDue(queue: string): Promise<number | undefined> {
-    const first = await this.#redis.zrange(keys(queue).due, "0", "0", "WITHSCORES");
+    const first = await this.#redis.zrange(keys(queue, "").due, "0", "0", "WITHSCORES");
     return first[1] === undefined ? undefined : Number(first[1]);
   }
 

@@ -4,10 +4,29 @@
  * the order its `KEYS[i]` reads them. Payloads and metadata pass through as
  * opaque strings; no script decodes JSON.
  *
+ * Every script that writes is safe to send twice. When the connection breaks
+ * after Redis ran a script but before its answer arrived, ioredis sends it
+ * again on the new connection; run twice, an enqueue would say "id taken" (or
+ * store again a message delivered meanwhile), a claim would find its messages
+ * hidden by its own lease, an ack or a bury that the lease was lost, a redrive
+ * or discard of one letter that it was not found. So each call names a mark,
+ * `queue:\0mark:<uuid>` (its last key; its last `ARGV` is how long the mark
+ * lives): the first run stores its answer there, a second run of the same call
+ * finds it and answers the same without writing. The adapter removes the mark
+ * once it has the answer; a mark it could not remove expires after a minute.
+ * The mark is under `queue:`, so a Redis ACL written for the queue's keys
+ * covers it, yet no queue's keys start so (queue names do not hold NUL).
+ *
  * @module
  */
 
-/** The keys of one queue, by name; `names` is the set of every queue's name. */
+/** The prefix of a write's mark. */
+export const MARK_PREFIX = "queue:\u0000mark:";
+
+/** How long a mark nobody removed lives: longer than ioredis keeps sending a command again. */
+export const MARK_TTL_MS = 60 * 1000;
+
+/** The keys of one call, by name; `names` is the set of every queue's name, `mark` the call's mark. */
 export type QueueKey =
   | "due"
   | "dead"
@@ -16,78 +35,122 @@ export type QueueKey =
   | "data"
   | "attempts"
   | "errors"
-  | "names";
+  | "names"
+  | "mark";
 
-/** A script and the keys it takes, `KEYS[1]` first. */
+/** A script and the keys it takes, `KEYS[1]` first; a marked one takes the mark's TTL last. */
 interface Script {
   keys: readonly QueueKey[];
   lua: string;
+  marked?: boolean;
+}
+
+/**
+ * `body` (Lua returning a number) made safe to send twice: its answer is kept
+ * in the mark, the last key, for the mark TTL, the last `ARGV`.
+ */
+function marked(keys: readonly QueueKey[], body: string): Script {
+  return {
+    keys: [...keys, "mark"],
+    marked: true,
+    lua: `
+local mark = KEYS[#KEYS]
+local done = redis.call('GET', mark)
+if done then return tonumber(done) end
+local function run()
+${body}
+end
+local answer = run()
+redis.call('SET', mark, tostring(answer), 'PX', ARGV[#ARGV])
+return answer`,
+  };
 }
 
 // ARGV id, meta, data, now, queue → 1 stored, 0 id taken.
-const ENQUEUE: Script = {
-  keys: ["meta", "data", "due", "names"],
-  lua: `
+const ENQUEUE = marked(
+  ["meta", "data", "due", "names"],
+  `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[5])
 return 1`,
-};
+);
 
-// ARGV now, limit, lease until, lease prefix
+// ARGV now, limit, lease until, lease prefix, mark TTL
 // → flat [id, lease, meta, data, attempts|false, error|false, ...].
+// The mark keeps the ids and leases claimed (a JSON array, id then lease): a second run of the
+// call answers the messages still held by those leases, rather than hiding them till they end.
 const CLAIM: Script = {
-  keys: ["due", "leases", "meta", "data", "attempts", "errors"],
+  keys: ["due", "leases", "meta", "data", "attempts", "errors", "mark"],
+  marked: true,
   lua: `
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
+local function add(id, lease, meta)
+  out[#out + 1] = id
+  out[#out + 1] = lease
+  out[#out + 1] = meta
+  out[#out + 1] = redis.call('HGET', KEYS[4], id)
+  out[#out + 1] = redis.call('HGET', KEYS[5], id)
+  out[#out + 1] = redis.call('HGET', KEYS[6], id)
+end
+local done = redis.call('GET', KEYS[7])
+if done then
+  local held = cjson.decode(done)
+  for i = 1, #held, 2 do
+    local meta = redis.call('HGET', KEYS[3], held[i])
+    if meta and redis.call('HGET', KEYS[2], held[i]) == held[i + 1] then
+      add(held[i], held[i + 1], meta)
+    end
+  end
+  return out
+end
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local held = {}
 for i, id in ipairs(ids) do
   local meta = redis.call('HGET', KEYS[3], id)
   if meta then
     local lease = ARGV[4] .. '-' .. i
     redis.call('ZADD', KEYS[1], ARGV[3], id)
     redis.call('HSET', KEYS[2], id, lease)
-    out[#out + 1] = id
-    out[#out + 1] = lease
-    out[#out + 1] = meta
-    out[#out + 1] = redis.call('HGET', KEYS[4], id)
-    out[#out + 1] = redis.call('HGET', KEYS[5], id)
-    out[#out + 1] = redis.call('HGET', KEYS[6], id)
+    held[#held + 1] = id
+    held[#held + 1] = lease
+    add(id, lease, meta)
   else
     redis.call('ZREM', KEYS[1], id)
   end
 end
+if #held > 0 then redis.call('SET', KEYS[7], cjson.encode(held), 'PX', ARGV[5]) end
 return out`,
 };
 
 // ARGV id, lease → 1 removed, 0 lease lost.
-const ACK: Script = {
-  keys: ["due", "leases", "meta", "data", "attempts", "errors"],
-  lua: `
+const ACK = marked(
+  ["due", "leases", "meta", "data", "attempts", "errors"],
+  `
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 for i = 2, 6 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 return 1`,
-};
+);
 
 // ARGV id, lease, visible at, attempts, error ('' for none) → 1 done, 0 lease lost.
-const RESCHEDULE: Script = {
-  keys: ["due", "leases", "attempts", "errors"],
-  lua: `
+const RESCHEDULE = marked(
+  ["due", "leases", "attempts", "errors"],
+  `
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
 if ARGV[5] == '' then redis.call('HDEL', KEYS[4], ARGV[1]) else redis.call('HSET', KEYS[4], ARGV[1], ARGV[5]) end
 return 1`,
-};
+);
 
 // ARGV id, lease, failed at, attempts, error → 1 done, 0 lease lost.
-const BURY: Script = {
-  keys: ["due", "leases", "attempts", "errors", "dead"],
-  lua: `
+const BURY = marked(
+  ["due", "leases", "attempts", "errors", "dead"],
+  `
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -95,7 +158,7 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[4])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[5])
 redis.call('ZADD', KEYS[5], ARGV[3], ARGV[1])
 return 1`,
-};
+);
 
 // ARGV now → [live, in flight, dead].
 const COUNTS: Script = {
@@ -160,9 +223,9 @@ return out`,
 };
 
 // ARGV now, all ('1'/'0'), id, failed before ('' for no cut-off) → how many moved.
-const REDRIVE: Script = {
-  keys: ["dead", "due", "attempts", "errors"],
-  lua: `
+const REDRIVE = marked(
+  ["dead", "due", "attempts", "errors"],
+  `
 local ids
 if ARGV[2] ~= '1' then
   if not redis.call('ZSCORE', KEYS[1], ARGV[3]) then return 0 end
@@ -176,21 +239,21 @@ for _, id in ipairs(ids) do
   redis.call('HDEL', KEYS[4], id)
 end
 return #ids`,
-};
+);
 
 // ARGV id → 1 deleted, 0 none.
-const DISCARD: Script = {
-  keys: ["dead", "meta", "data", "attempts", "errors"],
-  lua: `
+const DISCARD = marked(
+  ["dead", "meta", "data", "attempts", "errors"],
+  `
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 for i = 2, 5 do redis.call('HDEL', KEYS[i], ARGV[1]) end
 return 1`,
-};
+);
 
 // ARGV failed before ('' for no cut-off) → how many deleted.
-const DISCARD_ALL: Script = {
-  keys: ["dead", "meta", "data", "attempts", "errors"],
-  lua: `
+const DISCARD_ALL = marked(
+  ["dead", "meta", "data", "attempts", "errors"],
+  `
 local ids
 if ARGV[1] == '' then ids = redis.call('ZRANGE', KEYS[1], 0, -1)
 else ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1]) end
@@ -199,7 +262,7 @@ for _, id in ipairs(ids) do
   for i = 2, 5 do redis.call('HDEL', KEYS[i], id) end
 end
 return #ids`,
-};
+);
 
 /** The scripts by command name. */
 export const SCRIPTS = {
