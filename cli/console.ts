@@ -11,6 +11,7 @@ import type { RunningEngine } from "../engine/engine.ts";
 import { consoleBindingProblem } from "../engine/config/auth.ts";
 import { consoleWorker, remoteLink, startConsole } from "../console/mod.ts";
 import { parseCommandArgs, parseUrlOption } from "./args.ts";
+import { sdkNoticesToStderr } from "./sdk_notices.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
@@ -51,6 +52,7 @@ export async function consoleCommand(args: string[], io: Io): Promise<number> {
     // One plain connection first: an engine that is not there (or refuses the
     // token) is told at once in one line, not after seconds of reconnecting.
     await (await EngineClient.connect(url, { name: "engine-console" })).close();
+    sdkNoticesToStderr();
     link = await remoteLink(url, { name: "engine-console", namespace: "engine-console" });
   } catch (e) {
     io.err(`Error: ${(e as Error).message}`);

@@ -11,6 +11,7 @@ import type { EventBatch } from "../engine/events.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { type EngineLink, remoteLink } from "../console/link.ts";
 import { parseCommandArgs, parseUrlOption } from "./args.ts";
+import { sdkNoticesToStderr } from "./sdk_notices.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
@@ -81,6 +82,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
     let live = false;
     const waiting: LogEntry[] = [];
     if (options.follow) {
+      sdkNoticesToStderr();
       link = await remoteLink(options.url, { name: "engine-logs", namespace: "engine-logs" });
       link.listen({
         type: "engine::events",
