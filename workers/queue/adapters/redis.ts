@@ -50,6 +50,14 @@ import {
 export type RedisStoreOptions = RedisConnectOptions;
 
 const NAMES = "queue:names";
+/**
+ * How long a command waits for Redis by default: well within the engine's
+ * default call time-out (30 s), so a Redis that hangs fails an enqueue with an
+ * error naming it, and the dispatcher's claims end, rather than waiting for ever.
+ */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+/** How long closing waits for Redis to answer its goodbye. */
+const QUIT_WAIT_MS = 1000;
 
 /** The keys of one queue by name, the set of queue names and a call's mark. */
 function keys(queue: string, mark: string): Record<QueueKey, string> {
@@ -89,7 +97,8 @@ export class RedisStore implements QueueStore {
 
   /** Connects to `options.url`; rejects when Redis does not answer. */
   static async connect(options: RedisStoreOptions): Promise<RedisStore> {
-    return new RedisStore(await connectRedis(options));
+    const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    return new RedisStore(await connectRedis({ ...options, commandTimeoutMs }));
   }
 
   /**
@@ -237,8 +246,19 @@ export class RedisStore implements QueueStore {
     return await this.#run("queueDiscardAll", queue, cutOf(cut));
   }
 
+  /**
+   * Says goodbye to Redis, waiting at most {@link QUIT_WAIT_MS} for its
+   * answer (a Redis that hangs would hold the engine's stop for a command
+   * time-out), then drops the connection.
+   */
   async close(): Promise<void> {
-    await closeRedis(this.#redis);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      closeRedis(this.#redis),
+      new Promise((resolve) => timer = setTimeout(resolve, QUIT_WAIT_MS)),
+    ]);
+    clearTimeout(timer);
+    this.#redis.disconnect();
   }
 }
 

@@ -8,10 +8,12 @@
 
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
+import { startEngine } from "../../../engine/engine.ts";
 import { startRedisServer } from "../../../tests/support/redis_server.ts";
 import { type RedisProxy, startRedisProxy } from "../../state/adapters/_redis_proxy.ts";
+import { queueWorker } from "../mod.ts";
 import { MARK_PREFIX } from "./redis_scripts.ts";
-import { RedisStore, type RedisStoreOptions } from "./redis.ts";
+import { DEFAULT_COMMAND_TIMEOUT_MS, RedisStore, type RedisStoreOptions } from "./redis.ts";
 import type { NewMessage } from "./store.ts";
 
 /** A store connected to a new Redis through a proxy, and a store connected to it directly. */
@@ -141,4 +143,60 @@ Deno.test("RedisStore: every write answers as it did the first time when its ans
     await store.queues();
     assert.deepEqual(await admin.keys(`${MARK_PREFIX}*`), []);
   });
+});
+
+/** `promise`, or a failure naming `what` when it has not settled after `ms` (a hang, not a timing). */
+async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_, reject) =>
+    timer = setTimeout(() => reject(new Error(`${what} still hangs after ${ms} ms`)), ms)
+  );
+  try {
+    return await Promise.race([promise, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test("engine-queue on a Redis that stops answering: enqueue fails naming Redis, start fails, engine stop ends", async () => {
+  const server = await startRedisServer();
+  const proxy = startRedisProxy(server.port);
+  const engine = await startEngine({
+    port: 0,
+    builtins: [{ worker: queueWorker, config: { adapter: "redis", url: proxy.url } }],
+  });
+  let stopped = false;
+  try {
+    const api = engine.builtinApi("engine-queue");
+    const enqueue = (n: number) =>
+      api.call("engine::queue::enqueue", { queue: "q", function_id: "jobs::run", data: n }, {
+        timeoutMs: 120_000,
+      });
+    await enqueue(1);
+    proxy.hold();
+    const limit = DEFAULT_COMMAND_TIMEOUT_MS * 3;
+    const noAnswer = new RegExp(
+      `Redis at redis://127\\.0\\.0\\.1:\\d+/? did not answer within ${DEFAULT_COMMAND_TIMEOUT_MS} ms`,
+    );
+    await Promise.all([
+      // Not waiting for ever: QUEUE_STORE_ERROR naming the queue and the Redis.
+      assert.rejects(settlesWithin(enqueue(2), limit, "enqueue"), (error: Error) => {
+        assert.match(error.message, /^Cannot store a message in queue "q": /);
+        assert.match(error.message, noAnswer);
+        return true;
+      }),
+      // A worker starting on it fails instead of holding up the engine's start.
+      assert.rejects(
+        settlesWithin(RedisStore.connect({ url: proxy.url }), limit, "connect"),
+        /Cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+\/?: .*did not answer within/,
+      ),
+      // The dispatcher's claim in flight fails too, and the store closes without Redis's goodbye.
+      settlesWithin(engine.stop(), limit, "engine stop").then(() => stopped = true),
+    ]);
+  } finally {
+    proxy.release();
+    if (!stopped) await engine.stop();
+    await proxy.stop();
+    await server.stop();
+  }
 });
