@@ -149,6 +149,40 @@ Deno.test("engine::queue::enqueue called directly keeps a given receipt id and s
   });
 });
 
+Deno.test("a message id holding a NUL character is refused: SQLite handed it back cut at the NUL, so its ack never matched", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "queue-nul-" });
+  try {
+    await withEngine({ adapter: "sqlite", path: `${dir}/queue.db` }, async (_e, worker) => {
+      const nul = '": Must not contain the NUL character: it holds one at index 1';
+      const cases: [string, Record<string, unknown>, string][] = [
+        [
+          "engine::queue::enqueue",
+          { queue: "jobs", function_id: "nobody::home", data: 1, messageReceiptId: "a\u0000b" },
+          `Invalid input for engine::queue::enqueue: "messageReceiptId${nul}`,
+        ],
+        [
+          "engine::queue::redrive",
+          { queue: "jobs", id: "a\u0000b" },
+          `Invalid input for engine::queue::redrive: "id${nul}`,
+        ],
+        [
+          "engine::queue::discard",
+          { queue: "jobs", id: "a\u0000" },
+          `Invalid input for engine::queue::discard: "id${nul}`,
+        ],
+      ];
+      for (const [fn, payload, message] of cases) {
+        const answer = await worker.call(fn, payload);
+        assert.deepEqual(answer.error, { code: "INVALID_ARGUMENT", message }, fn);
+      }
+      const list = await worker.call("engine::queue::list", {});
+      assert.deepEqual(list.result.queues, [], "nothing was stored");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("enqueue from an in-process caller refuses data JSON cannot hold, naming the field", async () => {
   await withEngine({ adapter: "memory" }, async (engine, worker) => {
     const api = engine.builtinApi("engine-queue");

@@ -17,7 +17,19 @@ const queueName = z.string().superRefine((name, ctx) => {
   if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
 });
 
-const messageId = z.string().min(1).max(128);
+/**
+ * A receipt id. SQLite stores one holding a NUL character but hands it back
+ * cut at the NUL: the delivery's ack would name another id and never match,
+ * so the message would be delivered again each time its lease ends.
+ */
+const messageId = z.string().min(1).max(128).superRefine((id, ctx) => {
+  const at = id.indexOf("\u0000");
+  if (at === -1) return;
+  ctx.addIssue({
+    code: "custom",
+    message: `Must not contain the NUL character: it holds one at index ${at}`,
+  });
+});
 
 /** What the engine sends for `TriggerAction.Enqueue` (extra fields are ignored). */
 export const EnqueueInput = z.object({
