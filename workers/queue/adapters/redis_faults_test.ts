@@ -145,6 +145,35 @@ Deno.test("RedisStore: every write answers as it did the first time when its ans
   });
 });
 
+Deno.test("RedisStore works for a Redis user whose ACL allows only the keys under queue:", async () => {
+  const server = await startRedisServer();
+  const admin = new Redis(server.url);
+  let store: RedisStore | undefined;
+  try {
+    await admin.call("ACL", "SETUSER", "queue-only", "on", ">secret", "~queue:*", "+@all");
+    store = await RedisStore.connect({ url: `redis://queue-only:secret@127.0.0.1:${server.port}` });
+    // Each write names its mark among its keys: one outside queue: is refused by the ACL.
+    assert.equal(await store.enqueue(message("q", "m-1")), true);
+    const [claimed] = await store.claim("q", 2000, 1, 9000);
+    assert.equal(
+      await store.bury("q", "m-1", claimed!.lease, {
+        attempts: 1,
+        lastError: failure,
+        failedAt: 3000,
+      }),
+      true,
+    );
+    assert.equal(await store.redrive("q", "m-1", 4000), 1);
+    const [again] = await store.claim("q", 4000, 1, 9000);
+    assert.equal(await store.ack("q", "m-1", again!.lease), true);
+    assert.deepEqual(await store.queues(), ["q"]);
+  } finally {
+    await store?.close();
+    admin.disconnect();
+    await server.stop();
+  }
+});
+
 /** `promise`, or a failure naming `what` when it has not settled after `ms` (a hang, not a timing). */
 async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
