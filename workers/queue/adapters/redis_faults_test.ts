@@ -11,6 +11,9 @@ import { Redis } from "ioredis";
 import { startEngine } from "../../../engine/engine.ts";
 import { startRedisServer } from "../../../tests/support/redis_server.ts";
 import { type RedisProxy, startRedisProxy } from "../../state/adapters/_redis_proxy.ts";
+import type { Logger } from "../../../engine/api.ts";
+import { QUEUE_DEFAULTS } from "../config.ts";
+import { Dispatcher } from "../dispatcher.ts";
 import { queueWorker } from "../mod.ts";
 import { MARK_PREFIX } from "./redis_scripts.ts";
 import { DEFAULT_COMMAND_TIMEOUT_MS, RedisStore, type RedisStoreOptions } from "./redis.ts";
@@ -172,6 +175,68 @@ Deno.test("RedisStore works for a Redis user whose ACL allows only the keys unde
     admin.disconnect();
     await server.stop();
   }
+});
+
+Deno.test("Dispatcher over a Redis that stops answering logs its failed claims and delivers again once Redis answers", async () => {
+  await withProxiedStore({ commandTimeoutMs: 300 }, async (store, proxy, direct) => {
+    const delivered: unknown[] = [];
+    let onDelivered = () => {};
+    const claimFailed = Promise.withResolvers<string>();
+    const log: Logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (message) => {
+        if (/^Cannot claim/.test(message)) claimFailed.resolve(message);
+      },
+      child: () => log,
+    };
+    const dispatcher = new Dispatcher({
+      store,
+      // A short lease: the claim Redis ran while its answer was held hides its message till then.
+      settingsOf: () => ({ ...QUEUE_DEFAULTS, visibility_timeout_ms: 200 }),
+      target: {
+        call: (_id, data) => {
+          delivered.push(data);
+          onDelivered();
+          return Promise.resolve();
+        },
+        hasFunction: () => true,
+      },
+      log,
+      pollMs: 50,
+    });
+    const deliveryOf = (id: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => delivered.some((d) => (d as { id: string }).id === id) && resolve();
+        onDelivered = check;
+        check();
+      });
+    try {
+      dispatcher.start(["q"]);
+      await direct.enqueue(message("q", "before"));
+      await deliveryOf("before");
+
+      proxy.hold();
+      await direct.enqueue(message("q", "during"));
+      dispatcher.notify("q");
+      assert.match(
+        await claimFailed.promise,
+        /^Cannot claim messages of queue "q": Redis at redis:\/\/127\.0\.0\.1:\d+\/? did not answer within 300 ms/,
+      );
+      proxy.release();
+      await deliveryOf("during");
+    } finally {
+      // Lets the delivery record its ack.
+      await dispatcher.stop();
+    }
+    // Delivered and acknowledged: nothing left, nothing lost.
+    assert.deepEqual(await direct.counts("q", Date.now() + 60_000), {
+      depth: 0,
+      inFlight: 0,
+      deadLetters: 0,
+    });
+  });
 });
 
 /** `promise`, or a failure naming `what` when it has not settled after `ms` (a hang, not a timing). */
