@@ -96,13 +96,22 @@ function unreachable(where: string, lastError: string, cause: unknown): Error {
   return new Error(`Redis at ${where} is unreachable: ${why}`, { cause });
 }
 
-/** Says goodbye to the server when it still answers, then drops the socket. */
+/** How long {@link closeRedis} waits for Redis to answer its goodbye. */
+export const QUIT_WAIT_MS = 1000;
+
+/**
+ * Says goodbye to the server (QUIT), waiting at most {@link QUIT_WAIT_MS} for
+ * its answer, then drops the socket: a Redis that hangs, or a network that
+ * keeps the connection open without delivering, would otherwise hold every
+ * caller's stop for the command time-out (or for ever without one).
+ */
 export async function closeRedis(redis: Redis): Promise<void> {
-  try {
-    await redis.quit();
-  } catch {
-    // Already gone: nothing to release but the socket.
-  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const quit = redis.quit().catch(() => {
+    // Already gone, or no answer: nothing to release but the socket.
+  });
+  await Promise.race([quit, new Promise((resolve) => timer = setTimeout(resolve, QUIT_WAIT_MS))]);
+  clearTimeout(timer);
   redis.disconnect();
 }
 

@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { startRedisServer } from "../../tests/support/redis_server.ts";
 import { eventually } from "../../tests/support/local_worker.ts";
 import { closeRedis, connectRedis, redactUrl } from "./redis.ts";
-import type { Logger } from "../../engine/api.ts";
+import type { BuiltinWorker, Logger } from "../../engine/api.ts";
+import { startEngine } from "../../engine/engine.ts";
+import { stateWorker } from "../state/mod.ts";
+import { queueWorker } from "../queue/mod.ts";
 
 function recordingLog(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -68,6 +71,90 @@ Deno.test("connectRedis() with a wrong password says so, not 'Connection is clos
     await server.stop();
   }
 });
+
+/** `promise`, or a failure naming `what` when it has not settled after `ms` (a hang, not a timing). */
+async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_, reject) =>
+    timer = setTimeout(() => reject(new Error(`${what} still hangs after ${ms} ms`)), ms)
+  );
+  try {
+    return await Promise.race([promise, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// The command time-out of the built-in workers is 10 s: a close that waited
+// for Redis's goodbye that long would fail these bounds.
+const PROMPTLY_MS = 5000;
+
+/**
+ * A real Redis that can hang: `freeze()` stops its process (SIGSTOP), so
+ * connections stay open and nothing is answered, not even QUIT; `stop()`
+ * lets it go on and stops it.
+ */
+async function startFreezableRedis(): Promise<
+  { url: string; freeze(): void; stop(): Promise<void> }
+> {
+  const server = await startRedisServer();
+  const admin = await connectRedis({ url: server.url });
+  const info = await admin.info("server");
+  admin.disconnect();
+  const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
+  assert.ok(pid > 0, info);
+  let frozen = false;
+  return {
+    url: server.url,
+    freeze() {
+      Deno.kill(pid, "SIGSTOP");
+      frozen = true;
+    },
+    async stop() {
+      if (frozen) Deno.kill(pid, "SIGCONT");
+      await server.stop();
+    },
+  };
+}
+
+Deno.test("closeRedis() on a Redis that stops answering drops the connection without waiting out the command time-out", async () => {
+  const server = await startFreezableRedis();
+  const redis = await connectRedis({ url: server.url, commandTimeoutMs: 60_000 });
+  try {
+    await redis.set("k", "1");
+    server.freeze();
+    const ended = new Promise((resolve) => redis.once("end", resolve));
+    await settlesWithin(closeRedis(redis), PROMPTLY_MS, "closeRedis()");
+    // The socket was dropped, not left to a later command time-out.
+    await settlesWithin(ended, PROMPTLY_MS, "the connection's end");
+  } finally {
+    redis.disconnect();
+    await server.stop();
+  }
+});
+
+const REDIS_WORKERS = [stateWorker, queueWorker] as BuiltinWorker<never>[];
+
+for (const worker of REDIS_WORKERS) {
+  Deno.test(`${worker.name} on a Redis that stops answering lets the engine stop promptly`, async () => {
+    const server = await startFreezableRedis();
+    const engine = await startEngine({
+      port: 0,
+      builtins: [{ worker, config: { adapter: "redis", url: server.url } as never }],
+    });
+    let stopped = false;
+    try {
+      // Started (startEngine waits for its built-in workers), so connected.
+      assert.ok(engine.builtinNames().includes(worker.name));
+      server.freeze();
+      await settlesWithin(engine.stop(), PROMPTLY_MS, "engine stop");
+      stopped = true;
+    } finally {
+      await server.stop();
+      if (!stopped) await engine.stop();
+    }
+  });
+}
 
 Deno.test("redactUrl() hides the password only", () => {
   assert.equal(redactUrl("redis://u:pw@h:1/2"), "redis://u:***@h:1/2");

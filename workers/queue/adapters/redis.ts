@@ -56,8 +56,6 @@ const NAMES = "queue:names";
  * error naming it, and the dispatcher's claims end, rather than waiting for ever.
  */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
-/** How long closing waits for Redis to answer its goodbye. */
-const QUIT_WAIT_MS = 1000;
 
 /** The keys of one queue by name, the set of queue names and a call's mark. */
 function keys(queue: string, mark: string): Record<QueueKey, string> {
@@ -246,19 +244,9 @@ export class RedisStore implements QueueStore {
     return await this.#run("queueDiscardAll", queue, cutOf(cut));
   }
 
-  /**
-   * Says goodbye to Redis, waiting at most {@link QUIT_WAIT_MS} for its
-   * answer (a Redis that hangs would hold the engine's stop for a command
-   * time-out), then drops the connection.
-   */
+  /** Says goodbye to Redis, waiting briefly for its answer (see closeRedis), then drops the connection. */
   async close(): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      closeRedis(this.#redis),
-      new Promise((resolve) => timer = setTimeout(resolve, QUIT_WAIT_MS)),
-    ]);
-    clearTimeout(timer);
-    this.#redis.disconnect();
+    await closeRedis(this.#redis);
   }
 }
 
