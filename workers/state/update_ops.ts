@@ -11,6 +11,7 @@
  * @module
  */
 
+import { exactInteger, isRawInteger } from "../../engine/protocol/exact_json.ts";
 import { overBytes } from "../_shared/utf8.ts";
 import {
   isJsonObject,
@@ -241,8 +242,8 @@ class Working {
     const [field] = path;
     if (field === undefined) {
       const sum = add(type, this.missing ? 0 : this.value, by, "the whole value");
-      if (typeof sum !== "number") return sum;
-      this.value = sum;
+      if (isProblem(sum)) return sum;
+      this.value = sum as JsonValue;
       return undefined;
     }
     if (!isJsonObject(this.value)) return this.#notObject(type, field);
@@ -252,8 +253,8 @@ class Working {
       by,
       `"${field}"`,
     );
-    if (typeof sum !== "number") return sum;
-    this.value[field] = sum;
+    if (isProblem(sum)) return sum;
+    this.value[field] = sum as JsonValue;
     return undefined;
   }
 
@@ -297,12 +298,32 @@ class Working {
   }
 }
 
+function isProblem(value: unknown): value is Problem {
+  return typeof value === "object" && value !== null && "code" in value;
+}
+
+/**
+ * `current + by`. Whole numbers stay exact beyond 2^53 (a stored integer kept
+ * as its digits, or a sum of two integers that passes 2^53), as they are in
+ * the reference's 64-bit integers; anything else is a double.
+ */
 function add(
   type: "increment" | "decrement",
   current: JsonValue | undefined,
   by: number,
   what: string,
 ) {
+  if (isRawInteger(current)) {
+    if (!Number.isInteger(by)) {
+      return {
+        code: `${type}.not_exact`,
+        message: `Cannot ${type} ${what} by ${
+          Math.abs(by)
+        }: it holds the integer ${current.rawJSON}, beyond 2^53, which stays exact only with whole steps`,
+      };
+    }
+    return exactInteger(BigInt(current.rawJSON) + BigInt(by));
+  }
   if (typeof current !== "number") {
     return {
       code: `${type}.not_number`,
@@ -310,6 +331,9 @@ function add(
     };
   }
   const sum = current + by;
+  if (Number.isSafeInteger(current) && Number.isSafeInteger(by) && !Number.isSafeInteger(sum)) {
+    return exactInteger(BigInt(current) + BigInt(by));
+  }
   if (!Number.isFinite(sum)) {
     return {
       code: `${type}.overflow`,

@@ -8,6 +8,7 @@
 
 import { CallError } from "../../engine/api.ts";
 import { overBytes } from "../_shared/utf8.ts";
+import { isRawInteger, parseExact } from "../../engine/protocol/exact_json.ts";
 
 const numberFormat = new Intl.NumberFormat("en-US");
 
@@ -25,13 +26,15 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /** Whether `value` is a JSON object (a non-null, non-array object). */
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    !isRawInteger(value);
 }
 
 /** The JSON type name of a value, as op errors and messages name it. */
 export function jsonTypeName(value: JsonValue | undefined): string {
   if (value === undefined) return "missing";
   if (value === null) return "null";
+  if (isRawInteger(value)) return "a number";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
   return `a ${typeof value}`;
@@ -156,7 +159,8 @@ function valueTooLarge(size: number, limit: number, where: ValueLocation): CallE
  */
 export function decodeStored(text: string): JsonValue {
   try {
-    return JSON.parse(text);
+    // Integers beyond 2^53 read back as they were stored, not rounded.
+    return parseExact(text) as JsonValue;
   } catch {
     return text;
   }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { parseExact } from "../../../engine/protocol/exact_json.ts";
 import type { ErrorBody } from "../../../engine/api.ts";
 import {
   type ClaimedMessage,
@@ -77,7 +78,7 @@ export class MemoryStore implements QueueStore {
     return due.slice(0, limit).map((m) => {
       m.lease = `memory-${++this.#leases}`;
       m.visibleAt = leaseUntil;
-      return { ...structuredClone(m.meta), data: JSON.parse(m.dataText), lease: m.lease };
+      return { ...structuredClone(m.meta), data: parseExact(m.dataText), lease: m.lease };
     });
   }
 
@@ -156,7 +157,7 @@ export class MemoryStore implements QueueStore {
     }
     return dead.slice(0, limit).map((d) => ({
       ...structuredClone(d.meta),
-      data: JSON.parse(d.dataText),
+      data: parseExact(d.dataText),
       lastError: structuredClone(d.lastError),
       failedAt: d.failedAt,
     }));

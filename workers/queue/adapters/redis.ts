@@ -23,6 +23,7 @@
  * @module
  */
 
+import { parseExact } from "../../../engine/protocol/exact_json.ts";
 import type { Redis } from "ioredis";
 import type { ErrorBody } from "../../../engine/api.ts";
 import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
@@ -149,7 +150,7 @@ export class RedisStore implements QueueStore {
     const flat = await this.#run("queueClaim", queue, now, limit, leaseUntil, crypto.randomUUID());
     return rowsOf(flat).map(([id, lease, meta, data, attempts, error]) => ({
       ...toMeta(queue, id, meta, attempts, error),
-      data: JSON.parse(data),
+      data: parseExact(data),
       lease,
     }));
   }
@@ -219,7 +220,7 @@ export class RedisStore implements QueueStore {
       const m = toMeta(queue, id, meta, attempts, error);
       return {
         ...m,
-        data: JSON.parse(data),
+        data: parseExact(data),
         lastError: m.lastError ?? { code: "UNKNOWN", message: "No error recorded" },
         failedAt: Number(failedAt),
       };

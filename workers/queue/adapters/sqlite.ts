@@ -19,6 +19,7 @@
  * @module
  */
 
+import { parseExact } from "../../../engine/protocol/exact_json.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
 import type { ErrorBody } from "../../../engine/api.ts";
@@ -233,7 +234,7 @@ export class SqliteStore implements QueueStore {
       return rows.map((row) => {
         const lease = `${this.#leasePrefix}-${++this.#leases}`;
         this.#sql.lease.run(lease, leaseUntil, queue, row.id);
-        return { ...toMeta(queue, row), data: JSON.parse(row.data), lease };
+        return { ...toMeta(queue, row), data: parseExact(row.data), lease };
       });
     });
   }
@@ -316,7 +317,7 @@ export class SqliteStore implements QueueStore {
       const meta = toMeta(queue, row);
       return {
         ...meta,
-        data: JSON.parse(row.data),
+        data: parseExact(row.data),
         lastError: meta.lastError ?? { code: "UNKNOWN", message: "No error recorded" },
         failedAt: row.failed_at,
       };

@@ -1,0 +1,69 @@
+/**
+ * JSON with its whole numbers kept exact. `JSON.parse` turns every number
+ * into a double, so an integer beyond 2^53 (a 64-bit id, a counter in
+ * nanoseconds) comes out rounded: 9007199254740993 reads as …992. Where the
+ * engine or a built-in worker must hold such a value and write it out again,
+ * it parses with {@linkcode parseExact}: integers a double cannot hold become
+ * `JSON.rawJSON` values, which `JSON.stringify` writes back digit for digit.
+ * Other numbers (fractions, exponents) stay doubles, as in the reference.
+ *
+ * @module
+ */
+
+/** An integer kept as its JSON text (a frozen object `JSON.stringify` writes as that text). */
+export interface RawInteger {
+  readonly rawJSON: string;
+}
+
+/** `JSON.rawJSON` and `JSON.isRawJSON` (ES2025), not in TypeScript's library yet. */
+const RawJson = JSON as JSON & {
+  rawJSON(text: string): RawInteger;
+  isRawJSON(value: unknown): value is RawInteger;
+};
+
+/** A run of digits long enough to be beyond 2^53 (9007199254740992 has 16). */
+const LONG_DIGITS = /\d{16}/;
+const INTEGER = /^-?\d+$/;
+
+/**
+ * `JSON.parse(text)`, except that integers beyond what a double holds
+ * exactly are {@linkcode RawInteger}s. A text without 16 digits in a row
+ * (nearly all) is parsed as plainly as `JSON.parse` does. Throws as
+ * `JSON.parse` does.
+ *
+ * @example
+ * ```ts
+ * import { parseExact } from "./exact_json.ts";
+ * const value = parseExact('{"id": 12345678901234567890, "n": 1.5}');
+ * console.log(JSON.stringify(value)); // {"id":12345678901234567890,"n":1.5}
+ * ```
+ */
+export function parseExact(text: string): unknown {
+  return LONG_DIGITS.test(text) ? JSON.parse(text, keepIntegers) : JSON.parse(text);
+}
+
+/** Whether `text` may hold an integer {@linkcode parseExact} would keep (`parsed` may then differ). */
+export function mayHoldLongIntegers(text: string): boolean {
+  return LONG_DIGITS.test(text);
+}
+
+function keepIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (
+    typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined &&
+    INTEGER.test(context.source)
+  ) {
+    return RawJson.rawJSON(context.source);
+  }
+  return value;
+}
+
+/** Whether `value` is an integer kept as its text by {@linkcode parseExact} or {@linkcode exactInteger}. */
+export function isRawInteger(value: unknown): value is RawInteger {
+  return RawJson.isRawJSON(value);
+}
+
+/** `n` as a number when a double holds it exactly, else as a {@linkcode RawInteger}. */
+export function exactInteger(n: bigint): number | RawInteger {
+  const asNumber = Number(n);
+  return Number.isSafeInteger(asNumber) ? asNumber : RawJson.rawJSON(n.toString());
+}
