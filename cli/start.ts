@@ -18,9 +18,11 @@ import {
   type TransportName,
 } from "../engine/transport/select.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
+import { dialableHost } from "../engine/host.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
 import { startEmbeddedConsole } from "./console.ts";
+import { writeEngineRecord } from "./engine_record.ts";
 import { callerDir, resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
 import type { Io } from "./trigger.ts";
@@ -123,7 +125,14 @@ export async function start(args: string[], io: Io): Promise<number> {
     builtinConfig: (current, entry) =>
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
-  return await waitForSignal(engine, io, supervision);
+  // For the CLI, whose view of the port may differ (ENGINE_PORT, port 0): cli/engine_record.ts.
+  const unrecord = await writeEngineRecord(
+    file,
+    `ws://${dialableHost(engine.hostname)}:${engine.port}`,
+  );
+  const code = await waitForSignal(engine, io, supervision);
+  await unrecord();
+  return code;
 }
 
 /** `<file>:<line>: workers[<i>]`: where worker `name`'s entry is in the config file. */

@@ -33,7 +33,7 @@ import {
   readConfigFile,
   type WorkerArgs,
 } from "./worker_args.ts";
-import { engineUrlFor, linkEngine } from "./worker_engine.ts";
+import { findEngineUrl, linkEngine } from "./worker_engine.ts";
 import { waitForBuiltin, waitForLocal } from "./worker_wait.ts";
 
 export async function workerAdd(args: string[], io: Io): Promise<number> {
@@ -292,7 +292,7 @@ async function retryFailedBuiltin(
   line: number,
 ): Promise<number | undefined> {
   const file = options.config;
-  const url = engineUrlFor(read.config, options.url);
+  const url = await findEngineUrl(file, read.config, options.url);
   const linked = await linkEngine(url, file);
   if (!linked.ok) return undefined;
   const { link } = linked;
@@ -340,7 +340,7 @@ async function followEngine(
   follow: Follow,
 ): Promise<number> {
   const { kind, config, restart, since = Date.now() } = follow;
-  const url = engineUrlFor(config, options.url);
+  const url = await findEngineUrl(options.config, config, options.url);
   const linked = await linkEngine(url, options.config);
   if (!linked.ok) {
     io.out(`${linked.reason}: "${name}" starts with "engine --config ${options.config}"`);

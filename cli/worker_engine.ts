@@ -9,6 +9,7 @@
 import type { EngineConfig } from "../engine/config/mod.ts";
 import { dialableHost } from "../engine/host.ts";
 import type { BuiltinFailure, SupervisedView } from "../engine/supervisor/functions.ts";
+import { readEngineRecord } from "./engine_record.ts";
 import { DEFAULT_ENGINE_URL, EngineClient, FunctionFailed } from "./engine_url.ts";
 
 /** A worker as `engine::workers::list` shows it (the fields used here). */
@@ -51,6 +52,50 @@ export function engineUrlFor(config: EngineConfig | undefined, flag?: string): s
   if (fromEnv) return fromEnv;
   if (!config || config.port === 0) return DEFAULT_ENGINE_URL;
   return `ws://${dialableHost(config.host)}:${config.port}`;
+}
+
+/**
+ * The URL of the engine that runs the config file `file` (absolute):
+ * `--url`, else `ENGINE_URL`, else where the engine started with `file`
+ * recorded that it listens, when an engine answers there for `file` (see
+ * `engine_record.ts`), else the config's own host and port.
+ */
+export async function findEngineUrl(
+  file: string,
+  config: EngineConfig | undefined,
+  flag?: string,
+): Promise<string> {
+  if (flag || Deno.env.get("ENGINE_URL")) return engineUrlFor(undefined, flag);
+  return await recordedEngineUrl(file) ?? engineUrlFor(config);
+}
+
+/**
+ * The URL in the record of `file`'s engine, once an engine there says it
+ * runs `file`; `undefined` when there is no record, or it is stale (the
+ * engine was killed: nothing answers there, or another program or another
+ * config's engine took the port). An engine that refuses the CLI for want
+ * of a token says nothing more, and is taken at its record's word: the
+ * command then tells which token it needs.
+ */
+export async function recordedEngineUrl(file: string): Promise<string | undefined> {
+  const record = await readEngineRecord(file);
+  if (record === undefined) return undefined;
+  let client: EngineClient;
+  try {
+    client = await EngineClient.connect(record.url, { timeoutMs: 2000 });
+  } catch (error) {
+    return /\(HTTP 401\)/.test((error as Error).message) ? record.url : undefined;
+  }
+  try {
+    const { config } = await client.call("engine::supervisor::list", {}, 5000) as {
+      config: string;
+    };
+    return await sameFile(config, file) ? record.url : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.close();
+  }
 }
 
 /** Connects to the engine at `url` and checks that it runs the config file `file`. */

@@ -14,7 +14,7 @@ import { loadManifest } from "../engine/supervisor/manifest.ts";
 import type { Io } from "./trigger.ts";
 import { UsageError } from "./usage.ts";
 import { parseWorkerArgs, readConfigFile } from "./worker_args.ts";
-import { type ConnectedWorker, engineUrlFor, linkEngine } from "./worker_engine.ts";
+import { type ConnectedWorker, findEngineUrl, linkEngine } from "./worker_engine.ts";
 
 /** One row of the list. */
 export interface WorkerRow {
@@ -42,7 +42,7 @@ export async function workerList(args: string[], io: Io): Promise<number> {
     return 1;
   }
   const entries = read.ok ? read.config.workers : [];
-  const url = engineUrlFor(read.ok ? read.config : undefined, options.url);
+  const url = await findEngineUrl(file, read.ok ? read.config : undefined, options.url);
   const linked = await linkEngine(url, file);
   if (!read.ok) {
     // A running engine still runs the last valid config, and can say what runs; without one,

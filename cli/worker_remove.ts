@@ -16,7 +16,7 @@ import {
   parseWorkerArgs,
   readConfigFile,
 } from "./worker_args.ts";
-import { engineUrlFor, linkEngine } from "./worker_engine.ts";
+import { findEngineUrl, linkEngine } from "./worker_engine.ts";
 import { waitForGone } from "./worker_wait.ts";
 
 export async function workerRemove(args: string[], io: Io): Promise<number> {
@@ -59,7 +59,7 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
   }
   io.out(`Removed "${name}" from ${file}`);
 
-  const url = engineUrlFor(checked?.ok ? checked.config : undefined, options.url);
+  const url = await findEngineUrl(file, checked?.ok ? checked.config : undefined, options.url);
   const linked = await linkEngine(url, file);
   if (!linked.ok) {
     io.out(`${linked.reason}: nothing to stop`);
