@@ -107,7 +107,9 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
     const timeout = typeof body!.timeout_ms === "number" ? body!.timeout_ms : 30_000;
     const start = performance.now();
     try {
-      const result = await link.call(functionId, body!.payload ?? {}, timeout);
+      // No payload is an empty object; a given one (null, 0, "") is passed as it is.
+      const payload = body!.payload === undefined ? {} : body!.payload;
+      const result = await link.call(functionId, payload, timeout);
       return c.json({ result: result ?? null, duration_ms: elapsed(start) });
     } catch (e) {
       if (!(e instanceof LinkError)) throw e;

@@ -109,6 +109,28 @@ Deno.test("POST /api/call returns the result or the error, with the duration", a
   }
 });
 
+Deno.test("POST /api/call passes the payload given, null and falsy ones included; none is {}", async () => {
+  const h = await startHarness();
+  try {
+    const cases: [body: Record<string, unknown>, echoed: unknown][] = [
+      [{ payload: null }, null],
+      [{ payload: 0 }, 0],
+      [{ payload: "" }, ""],
+      [{ payload: false }, false],
+      [{}, {}],
+    ];
+    for (const [body, echoed] of cases) {
+      const answer = await (await h.app.request(
+        "/api/call",
+        json({ function_id: "probe::echo", ...body }),
+      )).json();
+      assert.deepEqual(answer.result, { echoed }, JSON.stringify(body));
+    }
+  } finally {
+    await h.stop();
+  }
+});
+
 Deno.test("state routes set, list and delete values through state::*", async () => {
   const h = await startHarness();
   try {

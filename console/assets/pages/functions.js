@@ -1,5 +1,5 @@
 // Functions: every function with its workers and replicas; invoke one with a JSON payload.
-import { api, duration, errorBox, fill, h, json, parseJson, throttle } from "../ui.js";
+import { api, duration, errorBox, fill, h, json, longText, parseJson, throttle } from "../ui.js";
 
 export const title = "Functions";
 
@@ -141,10 +141,9 @@ export function mount(root, ctx) {
     run.onclick = async () => {
       run.disabled = true;
       try {
-        const body = {
-          function_id: f.function_id,
-          payload: parseJson(payload.value, "The payload") ?? {},
-        };
+        // Nothing typed is an empty object; a typed `null` is sent as null.
+        const typed = parseJson(payload.value, "The payload");
+        const body = { function_id: f.function_id, payload: typed === undefined ? {} : typed };
         const r = await api("/call", { method: "POST", body });
         fill(
           out,
@@ -156,7 +155,12 @@ export function mount(root, ctx) {
               { class: "meta" },
               `${r.error ? "Error" : "Result"} · ${duration(r.duration_ms)}`,
             ),
-            h("pre", {}, r.error ? `${r.error.code}: ${r.error.message}` : json(r.result)),
+            // A huge result or message shows its start and the rest on request.
+            h(
+              "pre",
+              {},
+              longText(r.error ? `${r.error.code}: ${r.error.message}` : json(r.result)),
+            ),
             r.error?.stacktrace
               ? h("pre", { class: "stack", "data-testid": "stack" }, r.error.stacktrace)
               : null,

@@ -1,0 +1,68 @@
+/**
+ * Invoking a function from the console's Functions page in headless Chromium,
+ * against a real engine in this process (console/_testing.ts): the payload
+ * typed is the payload sent (`null` included), and a huge result does not
+ * turn the page into a million pixels of text.
+ */
+import assert from "node:assert/strict";
+import type { Browser } from "playwright-core";
+import { launchChromium } from "../support/chromium.ts";
+import { servedHarness } from "../../console/_testing.ts";
+
+const HUGE = 2_000_000;
+
+Deno.test({
+  name: "console Functions: invoke sends the payload typed and shows a huge result cut",
+  // playwright keeps internal timers and pipes past browser.close().
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const { harness, url, stop } = await servedHarness();
+    harness.api.registerFunction("probe::huge", () => ({ big: "y".repeat(HUGE), end: "END" }));
+    let browser: Browser | undefined;
+    try {
+      browser = await launchChromium();
+      const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+      page.setDefaultTimeout(15_000);
+      const invoke = async (fn: string, payload: string) => {
+        await page.goto(`${url}/functions?fn=${encodeURIComponent(fn)}`);
+        await page.waitForSelector("textarea[name=payload]");
+        await page.fill("textarea[name=payload]", payload);
+        await page.click("button:has-text('Invoke')");
+        await page.waitForSelector("[data-testid=invoke-result]");
+      };
+
+      const payloads: [typed: string, echoed: unknown][] = [
+        ["null", null],
+        ["{}", {}],
+        ["0", 0],
+        ['"<b>x</b>"', "<b>x</b>"],
+        ["", {}], // nothing typed: an empty object
+      ];
+      for (const [typed, echoed] of payloads) {
+        await t.step(
+          `the payload ${JSON.stringify(typed)} reaches the function as typed`,
+          async () => {
+            await invoke("probe::echo", typed);
+            const shown = await page.textContent("[data-testid=invoke-result] pre");
+            assert.deepEqual(JSON.parse(shown ?? ""), { echoed });
+          },
+        );
+      }
+
+      await t.step("a result of 2 MB shows its start and the rest on request", async () => {
+        await invoke("probe::huge", "{}");
+        const result = page.locator("[data-testid=invoke-result]");
+        const { height } = (await result.boundingBox())!;
+        assert.ok(height < 600, `the result is ${height} px tall`);
+        assert.match((await result.textContent()) ?? "", /^Result · /);
+        await page.click("[data-testid=invoke-result] [data-testid=show-all]");
+        const whole = await page.textContent("[data-testid=invoke-result] pre");
+        assert.deepEqual(JSON.parse(whole ?? ""), { big: "y".repeat(HUGE), end: "END" });
+      });
+    } finally {
+      await browser?.close();
+      await stop();
+    }
+  },
+});
