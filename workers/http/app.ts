@@ -56,6 +56,7 @@ export function createApp(options: AppOptions): Hono {
   });
 
   const serve = async (request: Request): Promise<Response> => {
+    checkHost(request.headers.get("host"));
     if (cors && isPreflight(request)) return cors.preflight(request);
     const arrived = performance.now();
     const { path, query } = splitUrl(request.url);
@@ -170,6 +171,24 @@ async function withoutBody(response: Response): Promise<Response> {
     headers.set("content-length", String((await response.arrayBuffer()).byteLength));
   } else await response.body.cancel();
   return new Response(null, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * What a `Host` header may hold: `uri-host [":" port]` (RFC 9110 §7.2), empty
+ * included. Deno builds a request's URL as `http://` + Host + target, so a
+ * `/`, `?` or `#` in it would become part of the path {@link splitUrl} reads.
+ */
+const HOST = /^[A-Za-z0-9\-._~%!$&'()*+,;=:[\]]*$/;
+
+/** Refuses a `Host` header that is not a host (a server must, RFC 9112 §3.2): 400. */
+function checkHost(host: string | null): void {
+  if (host === null || HOST.test(host)) return;
+  const shown = host.length > 100 ? `${host.slice(0, 100)}…` : host;
+  throw new HttpError(
+    400,
+    Code.InvalidHost,
+    `Host header ${JSON.stringify(shown)} is not a host name or address with an optional port`,
+  );
 }
 
 /** The raw path (still percent-encoded) and the query string of an absolute URL. */

@@ -25,6 +25,7 @@ export const Code = {
   RequestTimeout: "REQUEST_TIMEOUT",
   MiddlewareTimeout: "MIDDLEWARE_TIMEOUT",
   ClientClosed: "CLIENT_CLOSED",
+  InvalidHost: "INVALID_HOST",
 } as const;
 
 export interface HttpErrorOptions {
