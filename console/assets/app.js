@@ -59,6 +59,8 @@ function connect() {
     live.className = "live on";
     live.textContent = "live";
     offline.hidden = true;
+    // The engine may have come back on another address or version: say what it is now.
+    showEngine();
     if (lost) {
       lost = false;
       render();
@@ -88,8 +90,10 @@ function connect() {
 }
 connect();
 
-fetch("/api/config").then((r) => r.json()).then((c) => {
-  document.getElementById("engine-url").textContent = `${c.engine_url} · v${c.version}`;
-}).catch(() => {});
+function showEngine() {
+  fetch("/api/config").then((r) => r.json()).then((c) => {
+    document.getElementById("engine-url").textContent = `${c.engine_url} · v${c.version}`;
+  }).catch(() => {});
+}
 
 render();
