@@ -26,6 +26,7 @@ export const Code = {
   MiddlewareTimeout: "MIDDLEWARE_TIMEOUT",
   ClientClosed: "CLIENT_CLOSED",
   InvalidHost: "INVALID_HOST",
+  UnsupportedEncoding: "UNSUPPORTED_ENCODING",
 } as const;
 
 export interface HttpErrorOptions {

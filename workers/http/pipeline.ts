@@ -10,6 +10,7 @@
 import type { Logger } from "../../engine/api.ts";
 import type { ChannelRef } from "../../engine/api.ts";
 import { bodyLimit, parseBody, readBytes } from "./body.ts";
+import { decodeContent } from "./encoding.ts";
 import { callFunction, type Invoker, requestAborted, type RequestScope } from "./calls.ts";
 import { clientClosed, Code, HttpError } from "./errors.ts";
 import type { Limiter } from "./limiter.ts";
@@ -224,7 +225,12 @@ async function withBody(
   try {
     const limit = bodyLimit(options.bodyLimit, options.invoker.maxFrameBytes);
     bytes = await incoming.scope.bound(readBytes(incoming.request, limit));
-    body = bytes === null ? null : parseBody(bytes, incoming.request.headers.get("content-type"));
+    const headers = incoming.request.headers;
+    const coding = headers.get("content-encoding");
+    const content = bytes === null || coding === null
+      ? bytes
+      : await incoming.scope.bound(decodeContent(bytes, coding, limit));
+    body = content === null ? null : parseBody(content, headers.get("content-type"));
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (incoming.scope.ended) throw requestAborted(incoming.scope, "reading the request body");
