@@ -261,14 +261,28 @@ async function withBody(
 /**
  * The headers as a map, as `Object.fromEntries(headers)` makes it (sorted
  * lower-case names, repeated values joined, the last `set-cookie`), at a
- * sixth of the cost: `forEach` skips the iterator objects.
+ * sixth of the cost: `forEach` skips the iterator objects. Deno reads each
+ * byte of a value as one character (Latin-1); a value whose bytes are UTF-8
+ * (`x-name: Jürgen`, as curl and most clients send it) is decoded as UTF-8.
  */
 function headersOf(headers: Headers): Record<string, string> {
   const map: Record<string, string> = {};
   headers.forEach((value, name) => {
-    map[name] = value;
+    map[name] = NOT_ASCII.test(value) ? fromUtf8(value) : value;
   });
   return map;
+}
+
+const NOT_ASCII = /[^\0-\x7f]/;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** `value`'s bytes (one per character) read as UTF-8; `value` itself when they are not UTF-8. */
+function fromUtf8(value: string): string {
+  try {
+    return strictUtf8.decode(Uint8Array.from(value, (c) => c.charCodeAt(0)));
+  } catch {
+    return value;
+  }
 }
 
 /** `false` and `{ok: false}` fail; `true` and `{ok: true}` pass; anything else passes with a warning. */

@@ -11,8 +11,8 @@ function echoApp() {
   return testApp({
     functions: {
       echo: (payload) => {
-        const { path, path_params, query_params } = payload as Record<string, unknown>;
-        return { status_code: 200, body: { path, path_params, query_params } };
+        const { path, path_params, query_params, headers } = payload as Record<string, unknown>;
+        return { status_code: 200, body: { path, path_params, query_params, headers } };
       },
     },
     triggers: [
@@ -45,10 +45,19 @@ async function exchange(
 ): Promise<{ status: number; body: string }> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   try {
-    await conn.write(new TextEncoder().encode([...head, "connection: close", "", ""].join("\r\n")));
-    const text = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
-    const status = Number(text.match(/^HTTP\/1\.[01] (\d{3})/)?.[1]);
-    return { status, body: text.slice(text.indexOf("\r\n\r\n") + 4) };
+    // A line with characters past U+00FF goes as UTF-8; any other, one byte per character, so a
+    // line can hold bytes that are not UTF-8.
+    const lines = [...head, "connection: close", "", ""].map((line, i, all) => {
+      const text = i < all.length - 1 ? `${line}\r\n` : line;
+      return /^[\0-\xff]*$/.test(text)
+        ? Uint8Array.from(text, (c) => c.charCodeAt(0))
+        : new TextEncoder().encode(text);
+    });
+    const bytes = new Uint8Array(await new Blob(lines).arrayBuffer());
+    await conn.write(bytes);
+    const reply = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
+    const status = Number(reply.match(/^HTTP\/1\.[01] (\d{3})/)?.[1]);
+    return { status, body: reply.slice(reply.indexOf("\r\n\r\n") + 4) };
   } finally {
     try {
       conn.close();
@@ -95,16 +104,31 @@ Deno.test("app routes by the request target whatever valid Host it comes with", 
     for (const host of hosts) {
       const reply = await exchange(port, ["GET /x?q=1 HTTP/1.1", host]);
       assert.equal(reply.status, 200, host);
-      assert.deepEqual(JSON.parse(reply.body), {
-        path: "/x",
-        path_params: {},
-        query_params: { q: "1" },
-      }, host);
+      const { headers: _, ...rest } = JSON.parse(reply.body);
+      assert.deepEqual(rest, { path: "/x", path_params: {}, query_params: { q: "1" } }, host);
     }
     // HTTP/1.0 needs no Host; an absolute target names its own authority.
     const old = await exchange(port, ["GET /admin/7 HTTP/1.0"]);
     assert.deepEqual(JSON.parse(old.body).path_params, { id: "7" });
     const absolute = await exchange(port, ["GET http://other:81/admin/8 HTTP/1.1", "host: a"]);
     assert.deepEqual(JSON.parse(absolute.body).path_params, { id: "8" });
+  });
+});
+
+Deno.test("app hands the handler header values sent as UTF-8 decoded, others as Latin-1", async () => {
+  const { app } = echoApp();
+  await withServer(app, async (port) => {
+    const reply = await exchange(port, [
+      "GET /x HTTP/1.1",
+      "host: a",
+      "x-name: Jürgen ✓", // sent as UTF-8
+      "x-latin: caf\xe9", // one byte 0xE9: not UTF-8
+      "x-plain: abc",
+    ]);
+    assert.equal(reply.status, 200);
+    const { headers } = JSON.parse(reply.body);
+    assert.equal(headers["x-name"], "Jürgen ✓");
+    assert.equal(headers["x-latin"], "café");
+    assert.equal(headers["x-plain"], "abc");
   });
 });
