@@ -157,6 +157,22 @@ export function short(value, max = 120) {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
+/**
+ * For reads of a page that may overlap (a list read again on every change, a filter typed):
+ * `const reads = newest();` once, then per read `const fresh = reads();` before asking and
+ * `if (!fresh()) return;` once answered. An answer that arrives after a later read was sent
+ * is dropped: it may be older than what the page shows (a slow answer to the first of two
+ * reads took a worker that had just connected off the page, or showed the entries of the
+ * filter typed before).
+ */
+export function newest() {
+  let latest = 0;
+  return () => {
+    const mine = ++latest;
+    return () => mine === latest;
+  };
+}
+
 /** Runs `fn` at most once per `ms`, trailing call included. */
 export function throttle(fn, ms) {
   let timer;

@@ -1,5 +1,16 @@
 // Functions: every function with its workers and replicas; invoke one with a JSON payload.
-import { api, duration, errorBox, fill, h, json, longText, parseJson, throttle } from "../ui.js";
+import {
+  api,
+  duration,
+  errorBox,
+  fill,
+  h,
+  json,
+  longText,
+  newest,
+  parseJson,
+  throttle,
+} from "../ui.js";
 
 export const title = "Functions";
 
@@ -207,15 +218,19 @@ export function mount(root, ctx) {
     // Below the list in a narrow window: bring the form into view.
     panel.scrollIntoView({ block: "nearest" });
   };
+  const reads = newest();
   const load = async () => {
+    const fresh = reads();
     try {
-      rows = (await api(`/functions${internal.checked ? "?internal=1" : ""}`)).functions;
+      const { functions } = await api(`/functions${internal.checked ? "?internal=1" : ""}`);
+      if (!fresh()) return;
+      rows = functions;
       draw();
       // Opened from a link naming a function: show its form once it is listed.
       const named = !panel.firstChild && rows.find((f) => f.function_id === selected);
       if (named) select(named);
     } catch (e) {
-      fill(list, errorBox(e));
+      if (fresh()) fill(list, errorBox(e));
     }
   };
   search.oninput = () => {

@@ -1,5 +1,5 @@
 // Logs: the engine's one log, live, with filters; a trace id leads to its trace.
-import { api, badge, dataView, errorBox, fill, h, longText, time } from "../ui.js";
+import { api, badge, dataView, errorBox, fill, h, longText, newest, time } from "../ui.js";
 
 export const title = "Logs";
 
@@ -131,7 +131,9 @@ export function mount(root, ctx) {
           : "",
       ),
     );
+  const reads = newest();
   const load = async () => {
+    const fresh = reads();
     const f = filter();
     const shown = new URLSearchParams();
     for (const [k, v] of Object.entries(f)) if (v) shown.set(k, v);
@@ -140,10 +142,11 @@ export function mount(root, ctx) {
     params.set("limit", String(MAX_ROWS));
     try {
       const { logs } = await api(`/logs?${params}`);
+      if (!fresh()) return;
       fill(body, logs.reverse().map((e) => row(e, false)));
       showStatus();
     } catch (e) {
-      fill(body, h("tr", {}, h("td", { colspan: 6 }, errorBox(e))));
+      if (fresh()) fill(body, h("tr", {}, h("td", { colspan: 6 }, errorBox(e))));
     }
   };
   let debounce;

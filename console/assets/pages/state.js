@@ -1,5 +1,5 @@
 // State: scopes, keys and values of the state worker; edit and delete a value.
-import { api, errorBox, fill, h, json, parseJson, short, throttle } from "../ui.js";
+import { api, errorBox, fill, h, json, newest, parseJson, short, throttle } from "../ui.js";
 
 export const title = "State";
 
@@ -21,9 +21,12 @@ export function mount(root, ctx) {
   const scope = ctx.rest[0];
   let rows = [];
 
+  const groupReads = newest();
   const loadGroups = async () => {
+    const fresh = groupReads();
     try {
       const list = (await api("/state")).groups;
+      if (!fresh()) return;
       if (scope && !list.includes(scope)) list.push(scope);
       fill(
         groups,
@@ -38,19 +41,23 @@ export function mount(root, ctx) {
         ),
       );
     } catch (e) {
-      fill(groups, errorBox(e));
+      if (fresh()) fill(groups, errorBox(e));
     }
   };
+  const entryReads = newest();
   const loadEntries = async () => {
+    const fresh = entryReads();
     if (!scope) {
       fill(entries, h("div", { class: "empty" }, "Select a scope"));
       return;
     }
     try {
-      rows = (await api(`/state/${encodeURIComponent(scope)}`)).entries;
+      const { entries: answer } = await api(`/state/${encodeURIComponent(scope)}`);
+      if (!fresh()) return;
+      rows = answer;
       drawEntries();
     } catch (e) {
-      fill(entries, errorBox(e));
+      if (fresh()) fill(entries, errorBox(e));
     }
   };
   const drawEntries = () => {

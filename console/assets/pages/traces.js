@@ -9,6 +9,7 @@ import {
   h,
   json,
   longText,
+  newest,
   throttle,
   time,
 } from "../ui.js";
@@ -27,9 +28,12 @@ function mountList(root) {
     h("p", { class: "sub" }, "Recent traces, newest first; open one to see its spans"),
     list,
   );
+  const reads = newest();
   const load = async () => {
+    const fresh = reads();
     try {
       const { traces } = await api("/traces?limit=200");
+      if (!fresh()) return;
       if (traces.length === 0) {
         fill(list, h("div", { class: "empty" }, "No traces yet"));
         return;
@@ -64,7 +68,7 @@ function mountList(root) {
         ),
       );
     } catch (e) {
-      fill(list, errorBox(e));
+      if (fresh()) fill(list, errorBox(e));
     }
   };
   const refresh = throttle(load, 500);
@@ -95,11 +99,15 @@ function mountTrace(root, traceId) {
     logs,
   );
   let selected;
+  const reads = newest();
   const load = async () => {
+    const fresh = reads();
     try {
       const { spans } = await api(`/traces/${encodeURIComponent(traceId)}`);
+      if (!fresh()) return;
       drawWaterfall(chart, detail, spans, selected, (s) => (selected = s.spanId));
       const entries = (await api(`/logs?trace_id=${encodeURIComponent(traceId)}&limit=200`)).logs;
+      if (!fresh()) return;
       fill(
         logs,
         entries.length === 0 ? h("div", { class: "empty" }, "No logs carry this trace id") : h(
@@ -124,7 +132,7 @@ function mountTrace(root, traceId) {
         ),
       );
     } catch (e) {
-      fill(chart, errorBox(e));
+      if (fresh()) fill(chart, errorBox(e));
     }
   };
   const refresh = throttle(load, 500);

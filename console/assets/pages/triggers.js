@@ -1,5 +1,5 @@
 // Triggers: every trigger by type with its config; HTTP triggers can be tried from a form.
-import { api, badge, duration, errorBox, fill, h, json, parseJson, short } from "../ui.js";
+import { api, badge, duration, errorBox, fill, h, json, newest, parseJson, short } from "../ui.js";
 
 export const title = "Triggers";
 
@@ -95,12 +95,16 @@ export function mount(root, ctx) {
       ),
     );
   };
+  const reads = newest();
   const load = async () => {
+    const fresh = reads();
     try {
-      data = await api("/triggers");
+      const answer = await api("/triggers");
+      if (!fresh()) return;
+      data = answer;
       draw();
     } catch (e) {
-      fill(list, errorBox(e));
+      if (fresh()) fill(list, errorBox(e));
     }
   };
   internal.onchange = () => {

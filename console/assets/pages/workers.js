@@ -1,6 +1,18 @@
 // Workers: who is connected, what they provide, and how busy they are; supervised
 // workers (started from the config file) also with status, restarts and recent output.
-import { api, badge, duration, errorBox, fill, h, since, throttle, tick, time } from "../ui.js";
+import {
+  api,
+  badge,
+  duration,
+  errorBox,
+  fill,
+  h,
+  newest,
+  since,
+  throttle,
+  tick,
+  time,
+} from "../ui.js";
 
 export const title = "Workers";
 
@@ -24,13 +36,16 @@ export function mount(root) {
   // change and queue snapshot.
   const scrolled = new Map();
 
+  const reads = newest();
   const load = async () => {
+    const fresh = reads();
     try {
       const { workers, supervised } = await api("/workers");
+      if (!fresh()) return;
       rows = merge(workers, supervised ?? []);
       draw();
     } catch (e) {
-      fill(list, errorBox(e));
+      if (fresh()) fill(list, errorBox(e));
     }
   };
   const draw = () => {
