@@ -111,15 +111,31 @@ function fillHeaders(headers: Headers, raw: unknown): string | undefined {
     return `expected a map or a list of "Name: value" lines, got ${describe(raw)}`;
   }
   for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
-    // A list repeats the header, as Node's `res.setHeader("Set-Cookie", [...])` does.
-    const values = Array.isArray(value) ? value : [value];
-    for (const [i, one] of values.entries()) {
-      if (typeof one !== "string" && typeof one !== "number" && typeof one !== "boolean") {
-        const what = Array.isArray(value) ? `a list holding ${describe(one)}` : describe(one);
-        return `header ${JSON.stringify(name)} has ${what}, not a string`;
-      }
-      const problem = addHeader(headers, name, String(one), i === 0);
-      if (problem !== undefined) return problem;
+    const problem = setHeader(headers, name, value);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * Sets header `name` to `value`, a string (a number or boolean is written as
+ * one) or a list of them, which repeats the header, as Node's
+ * `res.setHeader("Set-Cookie", [...])` does. Returns what is wrong, naming the
+ * header, when it cannot be sent; `headers` then holds none of a list's values.
+ */
+export function setHeader(headers: Headers, name: string, value: unknown): string | undefined {
+  const values = Array.isArray(value) ? value : [value];
+  for (const one of values) {
+    if (typeof one !== "string" && typeof one !== "number" && typeof one !== "boolean") {
+      const what = Array.isArray(value) ? `a list holding ${describe(one)}` : describe(one);
+      return `header ${JSON.stringify(name)} has ${what}, not a string`;
+    }
+  }
+  for (const [i, one] of values.entries()) {
+    const problem = addHeader(headers, name, String(one), i === 0);
+    if (problem !== undefined) {
+      if (i > 0) headers.delete(name);
+      return problem;
     }
   }
   return undefined;

@@ -5,7 +5,7 @@
  * | Frame | Effect |
  * |---|---|
  * | text `{"type":"set_status","status_code":N}` | the status, before the first chunk (200 to 599; other values are ignored with a warning) |
- * | text `{"type":"set_headers","headers":{…}}` | headers (string values), before the first chunk; hop-by-hop fields are dropped |
+ * | text `{"type":"set_headers","headers":{…}}` | headers (strings, or lists of strings that repeat the header), before the first chunk; hop-by-hop fields are dropped; a value that cannot be sent is ignored with a warning saying why |
  * | other text, or any text after the first chunk | ignored |
  * | binary | a body chunk; the first commits the status and headers |
  * | the writer closing | the end of the body (an empty body if no chunk came) |
@@ -17,7 +17,7 @@
 import type { Logger } from "../../engine/api.ts";
 import { type Channel, ChannelBroken } from "../../engine/channels/channel.ts";
 import { HttpError } from "./errors.ts";
-import { dropHopByHop } from "./response.ts";
+import { dropHopByHop, setHeader } from "./response.ts";
 
 const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
@@ -76,12 +76,8 @@ export class ResponseStream {
       } else this.#ignored.push(`set_status ${JSON.stringify(status)} (use 200 to 599)`);
     } else if (message?.type === "set_headers" && typeof message.headers === "object") {
       for (const [name, value] of Object.entries(message.headers ?? {})) {
-        if (typeof value !== "string") continue;
-        try {
-          this.headers.set(name, value);
-        } catch {
-          this.#ignored.push(`header ${JSON.stringify(name)}`);
-        }
+        const problem = setHeader(this.headers, name, value);
+        if (problem !== undefined) this.#ignored.push(problem);
       }
     }
   }
@@ -107,7 +103,7 @@ export class ResponseStream {
     const { idleMs = DEFAULT_IDLE_MS, stopping } = options;
     const shown = JSON.stringify(functionId);
     if (this.#ignored.length > 0) {
-      log.warn(`Function ${shown} streamed a response: ignored ${this.#ignored.join(", ")}`);
+      log.warn(`Function ${shown} streamed a response: ignored ${this.#ignored.join("; ")}`);
     }
     if (this.#broken !== undefined) {
       throw new HttpError(
