@@ -24,12 +24,11 @@ export interface EngineRecord {
 
 /** The record file of the config file `file` (absolute); `undefined` when `file` is not there. */
 export async function recordFile(file: string): Promise<string | undefined> {
-  let real: string;
-  try {
-    real = await Deno.realPath(file);
-  } catch {
-    return undefined;
-  }
+  const real = await Deno.realPath(file).catch(() => undefined);
+  return real === undefined ? undefined : recordFileOf(real);
+}
+
+function recordFileOf(real: string): string {
   return join(dirname(real), ".engine", "listening", `${basename(real)}.json`);
 }
 
@@ -37,12 +36,14 @@ export async function recordFile(file: string): Promise<string | undefined> {
  * Records that this process, the engine of the config file `file`, listens
  * at `url`. Returns the undo, which removes the record unless another engine
  * of the same file has replaced it since. A folder that may not be written
- * leaves no record (the CLI then uses the config's port), and a no-op undo.
+ * leaves no record (the CLI then uses the config's port), and a no-op undo;
+ * it never rejects.
  */
 export async function writeEngineRecord(file: string, url: string): Promise<() => Promise<void>> {
-  const path = await recordFile(file);
-  if (path === undefined) return () => Promise.resolve();
-  const record: EngineRecord = { url, pid: Deno.pid, config: await Deno.realPath(file) };
+  const real = await Deno.realPath(file).catch(() => undefined);
+  if (real === undefined) return () => Promise.resolve();
+  const path = recordFileOf(real);
+  const record: EngineRecord = { url, pid: Deno.pid, config: real };
   const temporary = `${path}.${Deno.pid}.tmp`;
   try {
     await Deno.mkdir(dirname(path), { recursive: true });

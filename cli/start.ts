@@ -126,12 +126,10 @@ export async function start(args: string[], io: Io): Promise<number> {
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
   // For the CLI, whose view of the port may differ (ENGINE_PORT, port 0): cli/engine_record.ts.
-  const unrecord = await writeEngineRecord(
-    file,
-    `ws://${dialableHost(engine.hostname)}:${engine.port}`,
-  );
+  // Not awaited: the signal handlers come first.
+  const recorded = writeEngineRecord(file, `ws://${dialableHost(engine.hostname)}:${engine.port}`);
   const code = await waitForSignal(engine, io, supervision);
-  await unrecord();
+  await (await recorded)();
   return code;
 }
 
