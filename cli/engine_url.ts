@@ -49,11 +49,11 @@ export class EngineClient {
     string,
     { resolve: (value: unknown, text: string) => void; reject: (e: Error) => void }
   >();
-  #closed: Promise<void>;
+  #closed: Promise<CloseEvent>;
 
   private constructor(socket: WebSocket, readonly url: string) {
     this.#socket = socket;
-    this.#closed = new Promise((resolve) => socket.addEventListener("close", () => resolve()));
+    this.#closed = new Promise((resolve) => socket.addEventListener("close", resolve));
     socket.addEventListener("message", (e) => {
       const text = String(e.data);
       let f;
@@ -179,6 +179,14 @@ export class EngineClient {
         action: { type: "void" },
       }),
     );
+  }
+
+  /**
+   * Resolves with the close event once the connection has closed, by
+   * {@linkcode close} or from the engine's side (it stopped, or was killed).
+   */
+  get closed(): Promise<CloseEvent> {
+    return this.#closed;
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,11 @@
  * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--limit N]`:
  * prints the log of a running engine, one readable line per entry; with
  * `--follow` it keeps printing new entries (through an `engine::events`
- * trigger) until SIGINT or SIGTERM.
+ * trigger) until SIGINT or SIGTERM, or until the engine goes away, as
+ * `docker logs -f` ends with its container: then one line on standard
+ * error says so, and the exit code is 1. It does not wait for an engine to
+ * come back: a restarted engine starts a new log, and what it wrote before
+ * a reconnect would be missing without a word.
  *
  * @module
  */
@@ -11,7 +15,7 @@ import type { EventBatch } from "../engine/events.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
 import { type EngineLink, remoteLink } from "../console/link.ts";
 import { parseCommandArgs, parseUrlOption } from "./args.ts";
-import { sdkNoticesToStderr } from "./sdk_notices.ts";
+import { quietSdkNotices } from "./sdk_notices.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
@@ -82,7 +86,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
     let live = false;
     const waiting: LogEntry[] = [];
     if (options.follow) {
-      sdkNoticesToStderr();
+      quietSdkNotices(); // losing the engine is told below, in one line
       link = await remoteLink(options.url, { name: "engine-logs", namespace: "engine-logs" });
       link.listen({
         type: "engine::events",
@@ -122,9 +126,20 @@ export async function logs(args: string[], io: Io): Promise<number> {
     const printed = new Set(entries.map(keyOf));
     for (const e of waiting) if (!printed.has(keyOf(e))) io.out(formatLogEntry(e));
     live = true;
-    // Until Ctrl-C, or until the reader of the output went away (`engine logs -f | head -1`).
-    await Promise.race([stopSignal(), io.outClosed ?? new Promise(() => {})]);
-    return 0;
+    // Until Ctrl-C, or until the reader of the output went away (`engine logs -f | head -1`),
+    // or until the engine went away.
+    const gone = await Promise.race([
+      stopSignal().then(() => undefined),
+      io.outClosed?.then(() => undefined) ?? new Promise<never>(() => {}),
+      client.closed,
+    ]);
+    if (gone === undefined) return 0;
+    // Without a closing handshake (a killed engine, a lost network) the code is 1006, or 0.
+    const why = gone.code === 0 || gone.code === 1006
+      ? "connection lost"
+      : `it closed the connection: code ${gone.code}${gone.reason ? `, ${gone.reason}` : ""}`;
+    io.err(`Error: The engine at ${options.url} went away (${why}): no more entries to follow`);
+    return 1;
   } catch (e) {
     if (e instanceof FunctionFailed) io.err(`Error: ${e.body.code}: ${e.body.message}`);
     else if (e instanceof EngineUnreachable) io.err(`Error: ${e.message}`);

@@ -34,8 +34,8 @@ Options:
 
 Environment:
   ENGINE_URL     the engine's WebSocket URL for trigger, logs, worker and console
-                 (default: the host and port of ./engine-config.yaml, else
-                 ws://localhost:49134)
+                 (default: where the engine of ./engine-config.yaml listens, else
+                 that file's host and port, else ws://localhost:49134)
   ENGINE_TOKEN   token workers and the CLI present when the engine requires one`,
   start: `Usage: engine [start] [--config <file>]
 
@@ -64,8 +64,9 @@ Options:
   --host <host>      where to listen (default 127.0.0.1); any other address
                      requires ENGINE_CONSOLE_TOKEN
   -p, --port <port>  port (default 3113; 0 picks a free one)
-  --url <ws-url>     the engine (default: ENGINE_URL, else ./engine-config.yaml's
-                     host and port, else ws://localhost:49134)
+  --url <ws-url>     the engine (default: ENGINE_URL, else the running
+                     engine of ./engine-config.yaml, else its host and port,
+                     else ws://localhost:49134)
 
 Environment:
   ENGINE_CONSOLE_TOKEN  token the browser must present (open the console once
@@ -77,16 +78,18 @@ Prints the log of a running engine: its own events, workers' Logger calls,
 supervised workers' output, HTTP warnings.
 
 Options:
-  -f, --follow          keep printing new entries until Ctrl-C
+  -f, --follow          keep printing new entries until Ctrl-C, or until the
+                        engine goes away (then exit 1)
   -w, --worker <name>   only entries of this worker
   -l, --level <level>   only entries at this level or above: debug, info,
                         warn, error
   -n, --limit <n>       how many past entries to print first (default 100; 0
                         with --follow: only new ones)
-  --url <ws-url>        the engine (default: ENGINE_URL, else ./engine-config.yaml's
-                        host and port, else ws://localhost:49134)
+  --url <ws-url>        the engine (default: ENGINE_URL, else the running
+                        engine of ./engine-config.yaml, else its host and port,
+                        else ws://localhost:49134)
 
-Exit codes: 0 success, 1 the engine is unreachable, 2 bad arguments.`,
+Exit codes: 0 success, 1 the engine is unreachable or went away, 2 bad arguments.`,
   trigger: `Usage: engine trigger --function-id=<id> [--payload=<json>] [--timeout-ms=<ms>]
 
 Calls a function through the running engine and prints its JSON result.
@@ -96,8 +99,9 @@ Options:
   --payload <json>     the payload as JSON text (default {}); @<file> reads it
                        from a file, - from standard input
   --timeout-ms <ms>    how long to wait for the result (default 30000)
-  --url <ws-url>       the engine (default: ENGINE_URL, else ./engine-config.yaml's
-                       host and port, else ws://localhost:49134)
+  --url <ws-url>       the engine (default: ENGINE_URL, else the running
+                       engine of ./engine-config.yaml, else its host and port,
+                       else ws://localhost:49134)
 
 Exit codes: 0 success, 1 the function failed or the engine is unreachable,
 2 bad arguments.`,
@@ -141,8 +145,8 @@ Options:
   -f, --force           add: reinstall dependencies and restart the worker
   --no-wait             add, remove: do not wait for the engine
   --timeout-ms <ms>     how long to wait (default add 120000, remove 30000)
-  --url <ws-url>        the engine (default: ENGINE_URL, else the config's
-                        host and port)
+  --url <ws-url>        the engine (default: ENGINE_URL, else the running
+                        engine of the config, else the config's host and port)
   --json                list: print JSON
 
 Exit codes: 0 success, 1 failure (invalid manifest, failed install, worker

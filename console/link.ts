@@ -95,8 +95,9 @@ export interface RemoteOptions {
 /**
  * The console (or `engine logs --follow`) against the engine at `url`, as a
  * worker. Sends `ENGINE_TOKEN` when set; reconnects and re-registers its
- * listeners after an engine restart. Rejects when the engine does not answer
- * within `connectTimeoutMs`.
+ * listeners after an engine restart (`engine logs --follow` ends instead
+ * when the engine goes away: cli/logs.ts). Rejects when the engine does not
+ * answer within `connectTimeoutMs`.
  */
 export async function remoteLink(url: string, options: RemoteOptions): Promise<EngineLink> {
   const worker = registerWorker(url, {
