@@ -13,7 +13,7 @@
  */
 import { TrieRouter } from "hono/router/trie-router";
 import { HTTP_METHODS, type HttpMethod } from "./config.ts";
-import type { Route, RouteTable, Segment } from "./routes.ts";
+import { normalizeEscapes, type Route, type RouteTable, type Segment } from "./routes.ts";
 
 export type MatchOutcome =
   | { kind: "found"; route: Route; params: Record<string, string> }
@@ -51,20 +51,6 @@ export function buildMatcher(table: RouteTable): Matcher {
       return { kind: "method_not_allowed", allow: allowed(candidates) };
     },
   };
-}
-
-/**
- * The path in the form routes are written in (RFC 3986 §6.2.2): an escaped
- * unreserved character is that character (`/users/%6De` is `/users/me`, so
- * it reaches that literal route, not `/users/:id`), other escapes upper case
- * (`%c3%a9` is `%C3%A9`). Escapes that matter to the path (`%2F`, `%25`) stay
- * escaped.
- */
-export function normalizeEscapes(path: string): string {
-  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
-    const c = String.fromCharCode(parseInt(hex, 16));
-    return /[A-Za-z0-9\-._~]/.test(c) ? c : escape.toUpperCase();
-  });
 }
 
 /** Negative when `a` is more specific than `b`: at the first differing kind, a literal. */

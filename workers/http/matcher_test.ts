@@ -81,6 +81,30 @@ Deno.test("Matcher.match() prefers a literal segment over :param, in any registr
   }
 });
 
+Deno.test("Matcher.match() reaches a route written with lower-case or needless escapes", () => {
+  // Requests are matched in the escapes' normal form; a route written otherwise was unreachable.
+  const matcher = buildMatcher(table([
+    ["GET", "/caf%c3%a9", "cafe"],
+    ["GET", "/%7Euser/%6De", "me"],
+    ["GET", "/a%2fb/:id", "slash"],
+  ]));
+  const cases = [
+    ["/caf%C3%A9", "cafe {}"],
+    ["/caf%c3%a9", "cafe {}"],
+    ["/~user/me", "me {}"],
+    ["/%7euser/%6de", "me {}"],
+    ["/a%2Fb/7", 'slash {"id":"7"}'],
+    ["/a/b/7", "404"],
+  ] as const;
+  for (const [path, expected] of cases) {
+    assert.equal(summary(matcher.match("GET", path)), expected, path);
+  }
+  assert.deepEqual(
+    matcher.routes.map((r) => r.pattern),
+    ["/caf%C3%A9", "/~user/me", "/a%2Fb/:id"],
+  );
+});
+
 Deno.test("Matcher.match() on an empty table finds nothing", () => {
   assert.equal(summary(buildMatcher(new RouteTable()).match("GET", "/")), "404");
 });

@@ -42,10 +42,29 @@ export type TableOutcome =
 const LITERAL = /^[A-Za-z0-9\-._~!$&'()+,;=@:%]+$/;
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
-/** Parses an `api_path`: literal segments and `:name` parameters; adds a missing leading `/`. */
+/**
+ * The path in the form routes are written in (RFC 3986 §6.2.2): an escaped
+ * unreserved character is that character (`/users/%6De` is `/users/me`, so
+ * it reaches that literal route, not `/users/:id`), other escapes upper case
+ * (`%c3%a9` is `%C3%A9`). Escapes that matter to the path (`%2F`, `%25`) stay
+ * escaped. Request paths are matched in this form, so patterns are kept in it.
+ */
+export function normalizeEscapes(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(c) ? c : escape.toUpperCase();
+  });
+}
+
+/**
+ * Parses an `api_path`: literal segments and `:name` parameters; adds a
+ * missing leading `/`, and writes escapes in the form requests are matched in
+ * ({@link normalizeEscapes}: `/caf%c3%a9` is `/caf%C3%A9`).
+ */
 export function parsePattern(apiPath: string): PatternOutcome {
   if (apiPath.trim() === "") return invalid("api_path must not be empty");
-  const pattern = apiPath.startsWith("/") ? apiPath : `/${apiPath}`;
+  const written = apiPath.startsWith("/") ? apiPath : `/${apiPath}`;
+  const pattern = written.includes("%") ? normalizeEscapes(written) : written;
   if (pattern === "/") return { kind: "ok", value: { pattern, segments: [] } };
   const parts = pattern.slice(1).split("/");
   const segments: Segment[] = [];
