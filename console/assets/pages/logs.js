@@ -131,9 +131,41 @@ export function mount(root, ctx) {
           : "",
       ),
     );
+  // A read of the log and the live feed overlap: entries written before the engine answered
+  // the read may arrive live after it. The live stream repeats the end of what was read, in
+  // order, then goes on with new entries: those repeated are counted here by content (entries
+  // have no id) and skipped, until the first live entry that is new.
+  let repeated; // Map: entry key -> how many of the read entries may still come live
+  let reading = false;
+  const keyOf = (e) =>
+    JSON.stringify([
+      e.time,
+      e.level,
+      e.source,
+      e.worker,
+      e.function,
+      e.traceId,
+      e.spanId,
+      e.message,
+    ]);
+  const unseen = (entries) =>
+    entries.filter((e) => {
+      const n = repeated?.get(keyOf(e));
+      if (!n) {
+        repeated = undefined;
+        return true;
+      }
+      repeated.set(keyOf(e), n - 1);
+      return false;
+    });
   const reads = newest();
   const load = async () => {
     const fresh = reads();
+    // What arrived live so far is in the log the read answers from.
+    pending = [];
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    reading = true;
     const f = filter();
     const shown = new URLSearchParams();
     for (const [k, v] of Object.entries(f)) if (v) shown.set(k, v);
@@ -143,11 +175,17 @@ export function mount(root, ctx) {
     try {
       const { logs } = await api(`/logs?${params}`);
       if (!fresh()) return;
+      repeated = new Map();
+      for (const e of logs) repeated.set(keyOf(e), (repeated.get(keyOf(e)) ?? 0) + 1);
       fill(body, logs.reverse().map((e) => row(e, false)));
       showStatus();
     } catch (e) {
-      if (fresh()) fill(body, h("tr", {}, h("td", { colspan: 6 }, errorBox(e))));
+      if (!fresh()) return;
+      repeated = undefined;
+      fill(body, h("tr", {}, h("td", { colspan: 6 }, errorBox(e))));
     }
+    reading = false;
+    if (pending.length) flushTimer ??= setTimeout(flush, 0);
   };
   let debounce;
   for (const input of [worker, fn, text, trace]) {
@@ -163,7 +201,7 @@ export function mount(root, ctx) {
   };
   const flush = () => {
     flushTimer = undefined;
-    const batch = pending.slice(-MAX_ROWS).reverse();
+    const batch = unseen(pending).slice(-MAX_ROWS).reverse();
     pending = [];
     // Flashing new rows helps to spot a few; a thousand flashing at once only costs frames.
     const flash = batch.length <= FLASH_MAX;
@@ -182,7 +220,8 @@ export function mount(root, ctx) {
       if (name !== "log" || paused.checked || !matches(data, filter())) return;
       pending.push(data);
       if (pending.length > MAX_ROWS) pending.splice(0, pending.length - MAX_ROWS);
-      flushTimer ??= setTimeout(flush, 200);
+      // Kept for the answer of a read under way (what it holds is skipped then).
+      if (!reading) flushTimer ??= setTimeout(flush, 200);
     },
     unmount() {
       clearTimeout(debounce);
