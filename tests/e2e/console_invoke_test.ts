@@ -60,6 +60,28 @@ Deno.test({
         const whole = await page.textContent("[data-testid=invoke-result] pre");
         assert.deepEqual(JSON.parse(whole ?? ""), { big: "y".repeat(HUGE), end: "END" });
       });
+
+      await t.step(
+        "the selected function going away is said on its panel, and coming back too",
+        async () => {
+          let off = harness.api.registerFunction("probe::brief", () => "here");
+          await page.goto(`${url}/functions?fn=probe::brief`);
+          await page.waitForSelector(".panel h2");
+          assert.equal(await page.locator("[data-testid=function-gone]").count(), 0);
+          off();
+          await page.waitForSelector("[data-testid=function-gone]");
+          assert.match(
+            (await page.textContent("[data-testid=function-gone]")) ?? "",
+            /^probe::brief is no longer registered/,
+          );
+          off = harness.api.registerFunction("probe::brief", () => "back");
+          await page.waitForSelector("[data-testid=function-gone]", { state: "detached" });
+          await page.click("button:has-text('Invoke')");
+          await page.waitForSelector("[data-testid=invoke-result]");
+          assert.equal(await page.textContent("[data-testid=invoke-result] pre"), '"back"');
+          off();
+        },
+      );
     } finally {
       await browser?.close();
       await stop();

@@ -141,8 +141,27 @@ export function mount(root, ctx) {
     for (const f of rows) f.in_flight = perFunction[f.function_id] ?? 0;
     for (const [id, row] of byId) setInFlight(row, perFunction[id] ?? 0);
   };
+  // Says so on the open form when the selected function is no longer registered.
+  const gone = h("div");
+  const showGone = () => {
+    if (!panel.firstChild || rows.some((f) => f.function_id === selected)) {
+      gone.replaceChildren();
+      return;
+    }
+    fill(
+      gone,
+      h(
+        "div",
+        { class: "result error", "data-testid": "function-gone" },
+        `${selected} is no longer registered (its worker disconnected or removed it): ` +
+          "what this form says about it may be out of date, and invoking it fails until " +
+          "it is registered again",
+      ),
+    );
+  };
   const select = (f) => {
     selected = f.function_id;
+    gone.replaceChildren();
     remember();
     layout.className = "split";
     draw();
@@ -189,6 +208,7 @@ export function mount(root, ctx) {
         "div",
         { class: "panel sticky" },
         h("h2", { class: "mono", style: "margin-top: 0" }, f.function_id),
+        gone,
         f.description ? h("p", { class: "muted" }, f.description) : null,
         h(
           "p",
@@ -229,6 +249,7 @@ export function mount(root, ctx) {
       // Opened from a link naming a function: show its form once it is listed.
       const named = !panel.firstChild && rows.find((f) => f.function_id === selected);
       if (named) select(named);
+      showGone();
     } catch (e) {
       if (fresh()) fill(list, errorBox(e));
     }
