@@ -102,8 +102,9 @@ export function parseBody(bytes: Uint8Array, contentType: string | null): unknow
     } catch {
       throw new HttpError(400, Code.InvalidBody, "Request body is not valid UTF-8 JSON");
     }
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch {
       throw new HttpError(
         400,
@@ -111,12 +112,43 @@ export function parseBody(bytes: Uint8Array, contentType: string | null): unknow
         `Request body is not valid JSON: ${describeJsonError(text)}`,
       );
     }
+    if (text.length > 2 * MAX_JSON_DEPTH && deeperThan(value, MAX_JSON_DEPTH)) {
+      throw new HttpError(
+        400,
+        Code.InvalidBody,
+        `Request body is JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+      );
+    }
+    return value;
   }
   if (type.startsWith("text/")) return decode(bytes, charset);
   if (type === "application/x-www-form-urlencoded") {
     return Object.fromEntries(new URLSearchParams(decode(bytes, charset)));
   }
   return { content_type: contentType ?? "application/octet-stream", base64: toBase64(bytes) };
+}
+
+/**
+ * The deepest JSON body passed on. JSON.parse takes any depth, but the
+ * engine refuses a frame nested more than 512 levels deep (JSON.stringify,
+ * recursive, would blow the stack), and the body sits two levels down in a
+ * call's frame: a deeper body got a 500 from the call, or from JSON.stringify
+ * where it was written, rather than a 400.
+ */
+export const MAX_JSON_DEPTH = 500;
+
+/** Whether `value` nests objects and arrays more than `limit` levels deep (a walk of its nodes). */
+function deeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (deeperThan(v, limit - 1)) return true;
+  } else {
+    for (const k in value) {
+      if (deeperThan((value as Record<string, unknown>)[k], limit - 1)) return true;
+    }
+  }
+  return false;
 }
 
 function mediaType(header: string | null): { type: string; charset: string | undefined } {

@@ -113,3 +113,20 @@ Deno.test("bodyLimit() is body_limit, or the engine's max_frame_bytes where that
     assert.match(limit.refusal, refusal);
   }
 });
+
+Deno.test("parseBody() refuses JSON nested deeper than 500 levels", () => {
+  const nested = (depth: number, open = "[", close = "]", inner = "") =>
+    bytes(open.repeat(depth) + inner + close.repeat(depth));
+  assert.equal(JSON.stringify(parseBody(nested(500), "application/json")).length, 1000);
+  // Brackets inside strings do not count.
+  const quoted = bytes(`[${JSON.stringify("[".repeat(2000))}]`);
+  assert.equal((parseBody(quoted, "application/json") as string[])[0]!.length, 2000);
+  for (const body of [nested(501), nested(10_000), nested(600, '{"a":', "}", "1")]) {
+    assert.throws(
+      () => parseBody(body, "application/json"),
+      (e) =>
+        e instanceof HttpError && e.status === 400 && e.code === "INVALID_BODY" &&
+        e.message === "Request body is JSON nested deeper than 500 levels",
+    );
+  }
+});
