@@ -82,3 +82,22 @@ Deno.test("app refuses a JSON body that is not UTF-8 with 400, and reads one wit
   const bom = await post([0xef, 0xbb, 0xbf, ...quoted('{"a":1}')]);
   assert.deepEqual(await bom.json(), { a: 1 });
 });
+
+Deno.test("app answers HEAD with the GET reply's real Content-Length, not one the handler wrote", async () => {
+  const { app } = testApp({
+    functions: {
+      f: () => ({
+        status_code: 200,
+        headers: { "content-type": "text/plain", "content-length": "999" },
+        body: "abc",
+      }),
+    },
+    triggers: [{ function_id: "f", config: { api_path: "/x" } }],
+  });
+  const head = await app.request("/x", { method: "HEAD" });
+  assert.equal(head.headers.get("content-length"), "3");
+  assert.equal(await head.text(), "");
+  const get = await app.request("/x");
+  assert.equal(await get.text(), "abc");
+  assert.notEqual(get.headers.get("content-length"), "999");
+});

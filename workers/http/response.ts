@@ -10,7 +10,7 @@
  *   `"Name: value"` lines (the reference's form, which can repeat a name too).
  *   Hop-by-hop fields (`connection` and those it names, `keep-alive`,
  *   `transfer-encoding`, `upgrade`, `te`, `trailer`) are dropped, as a
- *   gateway does.
+ *   gateway does, and so is `content-length`: the body's own is sent.
  * - `body`: sent as JSON (`application/json` unless the function set a
  *   content type); a string with the function's own content type is sent as
  *   is, and `null` with its own content type is sent empty. No body, no bytes.
@@ -64,6 +64,8 @@ export function toHttpResponse(value: unknown): ResponseOutcome {
   const problem = fillHeaders(headers, rawHeaders);
   if (problem !== undefined) return invalid(`returned invalid headers: ${problem}`);
   dropHopByHop(headers);
+  // The server writes the body's own length (a HEAD reply took the function's, right or not).
+  headers.delete("content-length");
   if (body === undefined || NULL_BODY_STATUS.has(status)) {
     return ok(new Response(null, { status, headers }));
   }
