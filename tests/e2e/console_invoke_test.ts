@@ -1,8 +1,10 @@
 /**
  * Invoking a function from the console's Functions page in headless Chromium,
  * against a real engine in this process (console/_testing.ts): the payload
- * typed is the payload sent (`null` included), and a huge result does not
- * turn the page into a million pixels of text.
+ * typed is the payload sent (`null` included), a huge result does not turn
+ * the page into a million pixels of text, a call under way does not leave the
+ * previous answer on screen as its own, and the form of a function that is
+ * no longer registered says so.
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
@@ -12,7 +14,7 @@ import { servedHarness } from "../../console/_testing.ts";
 const HUGE = 2_000_000;
 
 Deno.test({
-  name: "console Functions: invoke sends the payload typed and shows a huge result cut",
+  name: "console Functions: invoking shows what was sent and answered, and nothing stale",
   // playwright keeps internal timers and pipes past browser.close().
   sanitizeOps: false,
   sanitizeResources: false,
@@ -60,6 +62,31 @@ Deno.test({
         const whole = await page.textContent("[data-testid=invoke-result] pre");
         assert.deepEqual(JSON.parse(whole ?? ""), { big: "y".repeat(HUGE), end: "END" });
       });
+
+      await t.step(
+        "while a call is under way, the previous answer is not shown as its answer",
+        async () => {
+          const gate = Promise.withResolvers<void>();
+          let calls = 0;
+          harness.api.registerFunction(
+            "probe::slow",
+            async () => calls++ === 0 ? "first answer" : (await gate.promise, "second answer"),
+          );
+          await invoke("probe::slow", "{}");
+          assert.equal(await page.textContent("[data-testid=invoke-result] pre"), '"first answer"');
+          await page.click("button:has-text('Invoke')");
+          // The second call waits for the gate: the panel says it is under way, not the first answer.
+          await page.waitForSelector("[data-testid=invoke-pending]");
+          assert.equal(await page.locator("[data-testid=invoke-result]").count(), 0);
+          gate.resolve();
+          await page.waitForSelector("[data-testid=invoke-result]");
+          assert.equal(
+            await page.textContent("[data-testid=invoke-result] pre"),
+            '"second answer"',
+          );
+          assert.equal(await page.locator("[data-testid=invoke-pending]").count(), 0);
+        },
+      );
 
       await t.step(
         "the selected function going away is said on its panel, and coming back too",

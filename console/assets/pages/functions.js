@@ -10,6 +10,7 @@ import {
   newest,
   parseJson,
   throttle,
+  tick,
 } from "../ui.js";
 
 export const title = "Functions";
@@ -170,6 +171,16 @@ export function mount(root, ctx) {
     const run = h("button", {}, "Invoke");
     run.onclick = async () => {
       run.disabled = true;
+      // The previous answer goes: left on screen it would read as this call's.
+      const started = Date.now();
+      fill(
+        out,
+        tick(
+          "div",
+          { class: "result muted", "data-testid": "invoke-pending" },
+          (now) => `Calling ${f.function_id}… (${duration(now - started)})`,
+        ),
+      );
       try {
         // Nothing typed is an empty object; a typed `null` is sent as null.
         const typed = parseJson(payload.value, "The payload");
