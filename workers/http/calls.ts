@@ -124,6 +124,24 @@ const STATUS_OF: Record<string, number> = {
 
 function callFailed(call: CallRequest, error: unknown): HttpError {
   const code = codeOf(error);
+  if (code === undefined) {
+    // Not a call's error (those all have a code): a bug below the call, whose text is for the
+    // log, not the client ("Maximum call stack size exceeded", a TypeError's property name).
+    const detail: Record<string, unknown> = {
+      role: call.role.toLowerCase(),
+      function_id: call.functionId,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    };
+    if (typeof (error as Error | null)?.stack === "string") {
+      detail.stacktrace = (error as Error).stack;
+    }
+    return new HttpError(
+      500,
+      Code.InternalError,
+      `${call.role} ${JSON.stringify(call.functionId)} could not be called: internal error`,
+      { detail },
+    );
+  }
   const engines = isEngineFailure(error);
   if (code === "function_not_found" && engines) return unavailable(call);
   let message = error instanceof Error ? error.message : String(error);
@@ -141,7 +159,7 @@ function callFailed(call: CallRequest, error: unknown): HttpError {
     (error as { stack?: unknown }).stack;
   if (typeof stacktrace === "string") detail.stacktrace = stacktrace;
   const status = engines ? STATUS_OF[code ?? ""] ?? 500 : 500;
-  return new HttpError(status, code ?? Code.InternalError, message, { detail });
+  return new HttpError(status, code, message, { detail });
 }
 
 /** The `code` of a `CallError` (or anything shaped like one). */

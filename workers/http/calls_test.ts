@@ -160,3 +160,21 @@ Deno.test("isEngineFailure() holds for the engine's errors only, and is lost whe
     assert.equal(isEngineFailure(value), false);
   }
 });
+
+Deno.test("callFunction() answers a failure that is no call's error with a 500 that keeps its text for the log", async () => {
+  const scope = new RequestScope(performance.now() + 60_000, new AbortController().signal, TRACE);
+  // A bug below the call (the engine's own code threw) is not the function's error.
+  const bug = new TypeError("Cannot read properties of undefined (reading 'socket')");
+  const invoker: Invoker = { hasFunction: () => true, call: () => Promise.reject(bug) };
+  await assert.rejects(callFunction(invoker, scope, HANDLER), (error: unknown) => {
+    assert.ok(error instanceof HttpError);
+    assert.deepEqual([error.status, error.code], [500, "INTERNAL_ERROR"]);
+    assert.equal(error.message, 'Function "orders::get" could not be called: internal error');
+    assert.equal(error.detail?.function_id, "orders::get");
+    assert.equal(
+      error.detail?.error,
+      "TypeError: Cannot read properties of undefined (reading 'socket')",
+    );
+    return true;
+  });
+});
