@@ -1,5 +1,18 @@
 // Triggers: every trigger by type with its config; HTTP triggers can be tried from a form.
-import { api, badge, duration, errorBox, fill, h, json, newest, parseJson, short } from "../ui.js";
+import {
+  api,
+  badge,
+  duration,
+  errorBox,
+  fill,
+  h,
+  json,
+  longText,
+  newest,
+  parseJson,
+  short,
+  tick,
+} from "../ui.js";
 
 export const title = "Triggers";
 
@@ -150,6 +163,16 @@ function tryRoute(root, route) {
   const send = h("button", {}, "Send request");
   send.onclick = async () => {
     send.disabled = true;
+    // The previous response goes: left on screen it would read as this request's.
+    const started = Date.now();
+    fill(
+      out,
+      tick(
+        "div",
+        { class: "result muted", "data-testid": "http-pending" },
+        (now) => `Sending ${method.value} ${path.value}… (${duration(now - started)})`,
+      ),
+    );
     try {
       const parsed = parseJson(headers.value, "The headers field") ?? {};
       const r = await api("/http", {
@@ -173,7 +196,10 @@ function tryRoute(root, route) {
             h("summary", { class: "small muted" }, "headers"),
             h("pre", {}, r.headers.map(([k, v]) => `${k}: ${v}`).join("\n")),
           ),
-          text === "" ? h("div", { class: "muted small" }, "(empty body)") : h("pre", {}, text),
+          // A huge body shows its start and the rest on request.
+          text === ""
+            ? h("div", { class: "muted small" }, "(empty body)")
+            : h("pre", {}, longText(text)),
         ),
       );
     } catch (e) {
