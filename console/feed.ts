@@ -10,7 +10,23 @@ import type { EventBatch } from "../engine/events.ts";
 import { type EngineLink, LinkError } from "./link.ts";
 import { queuesSnapshot } from "./queues.ts";
 
-export type FeedEventName = "log" | "span" | "engine" | "state" | "queues" | "dropped";
+export type FeedEventName =
+  | "log"
+  | "span"
+  | "engine"
+  | "state"
+  | "queues"
+  | "dropped"
+  | "link";
+
+/**
+ * The `link` event: whether the console reaches the engine. A console in its
+ * own process (`engine console`) keeps its stream to the browser while the
+ * engine is away; only this says the pages are out of date.
+ */
+export type LinkState =
+  | { connected: true; engine_url: string }
+  | { connected: false; engine_url: string; message: string };
 
 export interface FeedEvent {
   event: FeedEventName;
@@ -39,6 +55,8 @@ export class EventFeed {
   #lastSnapshot = "";
   #snapshotting: Promise<void> | undefined;
   #stopped = false;
+  /** Why the engine cannot be reached, while it cannot (found by the snapshot's reads). */
+  #away: string | undefined;
 
   constructor(link: EngineLink, options: FeedOptions = {}) {
     this.#link = link;
@@ -57,6 +75,9 @@ export class EventFeed {
   /** Adds a client; returns its removal. */
   subscribe(client: FeedClient): () => void {
     this.#clients.add(client);
+    if (this.#away !== undefined) {
+      client.send({ event: "link", data: this.#linkState() });
+    }
     if (this.#snapshotTimer === undefined && !this.#stopped) {
       this.#snapshotTimer = setInterval(() => {
         this.#snapshotting ??= this.#snapshot().finally(() => this.#snapshotting = undefined);
@@ -129,12 +150,28 @@ export class EventFeed {
   async #snapshot(): Promise<void> {
     try {
       const snapshot = await queuesSnapshot(this.#link);
+      if (this.#away !== undefined) {
+        this.#away = undefined;
+        this.#broadcast({ event: "link", data: this.#linkState() });
+      }
       const text = JSON.stringify(snapshot);
       if (text === this.#lastSnapshot || this.#clients.size === 0) return;
       this.#lastSnapshot = text;
       this.#broadcast({ event: "queues", data: snapshot });
-    } catch {
-      // The engine is away for a moment; the next tick tries again.
+    } catch (e) {
+      // The engine is away (stopped, restarting); the next tick tries again. Browsers are told
+      // once, with the reason, and again when it answers.
+      if (!(e instanceof LinkError) || e.code !== "unreachable" || this.#away !== undefined) return;
+      this.#away = e.message;
+      this.#lastSnapshot = "";
+      this.#broadcast({ event: "link", data: this.#linkState() });
     }
+  }
+
+  #linkState(): LinkState {
+    const engine_url = this.#link.engineUrl;
+    return this.#away === undefined
+      ? { connected: true, engine_url }
+      : { connected: false, engine_url, message: this.#away };
   }
 }

@@ -53,9 +53,11 @@ addEventListener("popstate", render);
 const live = document.getElementById("live");
 const offline = h("div", { class: "banner", "data-testid": "offline", hidden: true });
 let lost = false;
+let engineAway = false;
 function connect() {
   const events = new EventSource("/api/events");
   events.onopen = () => {
+    engineAway = false;
     live.className = "live on";
     live.textContent = "live";
     offline.hidden = true;
@@ -76,6 +78,33 @@ function connect() {
     // EventSource gives up on an answer that is not a stream (a proxy's 502): start over.
     if (events.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
   };
+  // The console in its own process (`engine console`) stays connected while the engine is
+  // away: it says so on this stream, and again when the engine is back.
+  events.addEventListener("link", (e) => {
+    let state;
+    try {
+      state = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    if (!state.connected) {
+      engineAway = true;
+      live.className = "live off";
+      live.textContent = "engine away";
+      offline.hidden = false;
+      offline.textContent =
+        `The console lost its connection to the engine at ${state.engine_url} ` +
+        "(it may be stopped or restarting): what this page shows may be out of date. Reconnecting…";
+      offline.title = state.message;
+    } else if (engineAway) {
+      engineAway = false;
+      live.className = "live on";
+      live.textContent = "live";
+      offline.hidden = true;
+      showEngine();
+      render(); // what changed meanwhile was not streamed
+    }
+  });
   for (const name of ["log", "span", "engine", "state", "queues", "dropped"]) {
     events.addEventListener(name, (e) => {
       let data;
