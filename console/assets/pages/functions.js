@@ -277,7 +277,8 @@ export function mount(root, ctx) {
   load();
   return {
     onEvent(name, data) {
-      if (name === "engine" && data.type !== "triggers_changed") refresh();
+      // Lost events (the browser fell behind) may have held a change: read again.
+      if (name === "dropped" || (name === "engine" && data.type !== "triggers_changed")) refresh();
       if (name === "queues" && data.invocations) showInFlight(data.invocations.per_function ?? {});
     },
   };

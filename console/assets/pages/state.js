@@ -174,7 +174,7 @@ export function mount(root, ctx) {
   reload();
   return {
     onEvent(name, data) {
-      if (name === "state") reload();
+      if (name === "state" || name === "dropped") reload();
       if (name === "engine" && data.type === "triggers_changed") loadGroups();
     },
   };

@@ -75,7 +75,7 @@ function mountList(root) {
   load();
   return {
     onEvent(name) {
-      if (name === "span") refresh();
+      if (name === "span" || name === "dropped") refresh();
     },
   };
 }
@@ -139,7 +139,9 @@ function mountTrace(root, traceId) {
   load();
   return {
     onEvent(name, data) {
-      if ((name === "span" || name === "log") && data.traceId === traceId) refresh();
+      if (name === "dropped" || ((name === "span" || name === "log") && data.traceId === traceId)) {
+        refresh();
+      }
     },
   };
 }

@@ -127,7 +127,8 @@ export function mount(root, ctx) {
   load();
   return {
     onEvent(name, event) {
-      if (name === "engine" && event.type === "triggers_changed") load();
+      // Lost events (the browser fell behind) may have held a change: read again.
+      if (name === "dropped" || (name === "engine" && event.type === "triggers_changed")) load();
     },
   };
 }

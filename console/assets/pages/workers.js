@@ -106,7 +106,7 @@ export function mount(root) {
   load();
   return {
     onEvent(name, data) {
-      if (name === "engine" || name === "queues") refresh();
+      if (name === "engine" || name === "queues" || name === "dropped") refresh();
       if (name === "log") {
         const row = rows.find((w) => w.supervisor && w.name === (data.worker ?? data.source));
         if (!row) return;
