@@ -65,7 +65,7 @@ function connect() {
     showEngine();
     if (lost) {
       lost = false;
-      render();
+      reload();
     }
   };
   events.onerror = () => {
@@ -102,7 +102,7 @@ function connect() {
       live.textContent = "live";
       offline.hidden = true;
       showEngine();
-      render(); // what changed meanwhile was not streamed
+      reload(); // what changed meanwhile was not streamed
     }
   });
   for (const name of ["log", "span", "engine", "state", "queues", "dropped"]) {
@@ -118,6 +118,15 @@ function connect() {
   }
 }
 connect();
+
+/**
+ * Reads the page's data again after the live stream was down (what changed meanwhile was not
+ * streamed), keeping what the operator typed or opened; a page without `reload` is mounted anew.
+ */
+function reload() {
+  if (current?.reload) current.reload();
+  else render();
+}
 
 function showEngine() {
   fetch("/api/config").then((r) => r.json()).then((c) => {

@@ -1,7 +1,8 @@
 /**
  * The console (headless Chromium) on a host and port from the config while
  * the engine under it stops and starts again: the page says the connection
- * is lost, and once the engine is back it says so, loads again, and shows
+ * is lost, and once the engine is back it says so, reads its data again
+ * (keeping the payload the operator typed), and shows
  * the engine's address as it is now (the engine listens on another port
  * after the restart), not the one from before.
  */
@@ -36,9 +37,12 @@ Deno.test({
       browser = await launchChromium();
       const page = await browser.newPage();
       page.setDefaultTimeout(20_000);
-      await page.goto(`${url}/workers`);
-      await page.waitForSelector("[data-testid=workers]");
+      await page.goto(`${url}/functions?fn=engine::health::check`);
+      await page.waitForSelector("textarea[name=payload]");
       await page.waitForSelector("#live.on");
+      // What the operator typed before the restart is still there after it.
+      const typed = '{"typed": "by the operator"}';
+      await page.fill("textarea[name=payload]", typed);
       await page.waitForFunction(
         `document.getElementById("engine-url").textContent.startsWith(${
           JSON.stringify(engine.url)
@@ -58,7 +62,7 @@ Deno.test({
       running = engine;
       await page.waitForSelector("#live.on");
       await page.waitForSelector("[data-testid=offline][hidden]", { state: "attached" });
-      await page.waitForSelector("[data-testid=workers]");
+      await page.waitForSelector("[data-testid=functions]");
       // The footer names the engine as it is now, not the address it had before the restart.
       await page.waitForFunction(
         `document.getElementById("engine-url").textContent.startsWith(${
@@ -73,6 +77,9 @@ Deno.test({
           )}, the engine is at ${engine.url}`,
         );
       });
+      assert.equal(await page.inputValue("textarea[name=payload]"), typed);
+      await page.click("button:has-text('Invoke')");
+      await page.waitForSelector("[data-testid=invoke-result]");
     } finally {
       await browser?.close();
       await running?.stop();

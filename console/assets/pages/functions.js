@@ -276,6 +276,7 @@ export function mount(root, ctx) {
   const refresh = throttle(load, 400);
   load();
   return {
+    reload: load,
     onEvent(name, data) {
       // Lost events (the browser fell behind) may have held a change: read again.
       if (name === "dropped" || (name === "engine" && data.type !== "triggers_changed")) refresh();

@@ -212,6 +212,7 @@ export function mount(root, ctx) {
   };
   load();
   return {
+    reload: load,
     onEvent(name, data) {
       if (name === "dropped") {
         dropped += data.count;

@@ -173,6 +173,7 @@ export function mount(root, ctx) {
   }, 300);
   reload();
   return {
+    reload,
     onEvent(name, data) {
       if (name === "state" || name === "dropped") reload();
       if (name === "engine" && data.type === "triggers_changed") loadGroups();

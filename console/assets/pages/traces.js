@@ -74,6 +74,7 @@ function mountList(root) {
   const refresh = throttle(load, 500);
   load();
   return {
+    reload: load,
     onEvent(name) {
       if (name === "span" || name === "dropped") refresh();
     },
@@ -138,6 +139,7 @@ function mountTrace(root, traceId) {
   const refresh = throttle(load, 500);
   load();
   return {
+    reload: load,
     onEvent(name, data) {
       if (name === "dropped" || ((name === "span" || name === "log") && data.traceId === traceId)) {
         refresh();

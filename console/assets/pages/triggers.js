@@ -126,6 +126,7 @@ export function mount(root, ctx) {
   };
   load();
   return {
+    reload: load,
     onEvent(name, event) {
       // Lost events (the browser fell behind) may have held a change: read again.
       if (name === "dropped" || (name === "engine" && event.type === "triggers_changed")) load();

@@ -105,6 +105,7 @@ export function mount(root) {
   const redraw = throttle(draw, 250);
   load();
   return {
+    reload: load,
     onEvent(name, data) {
       if (name === "engine" || name === "queues" || name === "dropped") refresh();
       if (name === "log") {
