@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { deeperThan } from "./depth.ts";
 import type { z } from "zod";
 import { type InboundFrame, inboundFrames, type InboundType } from "./frames.ts";
 import { ErrorCode } from "./errors.ts";
@@ -145,20 +146,6 @@ function callOf(raw: unknown): RefusedCall | undefined {
   const call: RefusedCall = { type, invocationId: id };
   if (typeof fn === "string") call.functionId = fn;
   return call;
-}
-
-/** Whether `value` nests objects and arrays more than `limit` levels deep. */
-function deeperThan(value: unknown, limit: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (limit === 0) return true;
-  if (Array.isArray(value)) {
-    for (const v of value) if (deeperThan(v, limit - 1)) return true;
-  } else {
-    for (const k in value) {
-      if (deeperThan((value as Record<string, unknown>)[k], limit - 1)) return true;
-    }
-  }
-  return false;
 }
 
 /** A bracket-depth scan of the text (strings skipped), for frames that are not valid JSON. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { settlesWithin } from "../../tests/support/settles.ts";
 import { startRedisServer } from "../../tests/support/redis_server.ts";
 import { eventually } from "../../tests/support/local_worker.ts";
 import { closeRedis, connectRedis, redactUrl } from "./redis.ts";
@@ -71,19 +72,6 @@ Deno.test("connectRedis() with a wrong password says so, not 'Connection is clos
     await server.stop();
   }
 });
-
-/** `promise`, or a failure naming `what` when it has not settled after `ms` (a hang, not a timing). */
-async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<never>((_, reject) =>
-    timer = setTimeout(() => reject(new Error(`${what} still hangs after ${ms} ms`)), ms)
-  );
-  try {
-    return await Promise.race([promise, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 // The command time-out of the built-in workers is 10 s: a close that waited
 // for Redis's goodbye that long would fail these bounds.

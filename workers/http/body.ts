@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { deeperThan } from "../../engine/protocol/depth.ts";
 import { Code, HttpError } from "./errors.ts";
 import { describeJsonError } from "./json_error.ts";
 
@@ -136,20 +137,6 @@ export function parseBody(bytes: Uint8Array, contentType: string | null): unknow
  * where it was written, rather than a 400.
  */
 export const MAX_JSON_DEPTH = 500;
-
-/** Whether `value` nests objects and arrays more than `limit` levels deep (a walk of its nodes). */
-function deeperThan(value: unknown, limit: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (limit === 0) return true;
-  if (Array.isArray(value)) {
-    for (const v of value) if (deeperThan(v, limit - 1)) return true;
-  } else {
-    for (const k in value) {
-      if (deeperThan((value as Record<string, unknown>)[k], limit - 1)) return true;
-    }
-  }
-  return false;
-}
 
 function mediaType(header: string | null): { type: string; charset: string | undefined } {
   if (header === null) return { type: "", charset: undefined };

@@ -6,6 +6,7 @@
  * that stops answering without closing the connection.
  */
 
+import { settlesWithin } from "../../../tests/support/settles.ts";
 import assert from "node:assert/strict";
 import { Redis } from "ioredis";
 import { startEngine } from "../../../engine/engine.ts";
@@ -238,19 +239,6 @@ Deno.test("Dispatcher over a Redis that stops answering logs its failed claims a
     });
   });
 });
-
-/** `promise`, or a failure naming `what` when it has not settled after `ms` (a hang, not a timing). */
-async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<never>((_, reject) =>
-    timer = setTimeout(() => reject(new Error(`${what} still hangs after ${ms} ms`)), ms)
-  );
-  try {
-    return await Promise.race([promise, hung]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 Deno.test("engine-queue on a Redis that stops answering: enqueue fails naming Redis, start fails, engine stop ends", async () => {
   const server = await startRedisServer();
