@@ -41,6 +41,22 @@ export function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
+/**
+ * What a `Host` header may hold (RFC 9110 §7.2): `uri-host [":" port]`, an
+ * IPv6 address in brackets, a port up to 65535, empty included. Deno builds a
+ * request's URL as `http://` + Host + target, so a `/`, `?`, `#` or `@` in it
+ * would change the path, query or host a server reads from that URL.
+ */
+export function isHostHeader(value: string): boolean {
+  const match = HOST_HEADER.exec(value);
+  if (match === null) return false;
+  const port = match[1];
+  return port === undefined || port === "" || Number(port) <= 65535;
+}
+
+const HOST_HEADER =
+  /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::(\d{0,5}))?$/;
+
 function unbracket(host: string): string {
   return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
 }

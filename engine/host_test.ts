@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dialableHost, isLoopbackHost, isUnspecifiedHost, urlHost } from "./host.ts";
+import { dialableHost, isHostHeader, isLoopbackHost, isUnspecifiedHost, urlHost } from "./host.ts";
 
 Deno.test("dialableHost() turns a bound host into one a local client can put in a URL", () => {
   const cases: [string, string][] = [
@@ -47,4 +47,28 @@ Deno.test("urlHost() brackets an IPv6 address once and leaves other hosts alone"
     ["localhost", "localhost"],
   ];
   for (const [host, written] of cases) assert.equal(urlHost(host), written, host);
+});
+
+Deno.test("isHostHeader() takes a host with an optional port and nothing else", () => {
+  const cases: [string, boolean][] = [
+    ["", true],
+    ["a", true],
+    ["engine.example.com:49134", true],
+    ["127.0.0.1:0", true],
+    ["[::1]:65535", true],
+    ["a:", true],
+    ["caf%C3%A9", true],
+    ["a/health?", false],
+    ["a?x", false],
+    ["a#", false],
+    ["u:p@a", false],
+    ["a b", false],
+    ["a\\b", false],
+    ["a:65536", false],
+    ["a:b", false],
+    ["a%", false],
+    ["[zz", false],
+    ["a, b", false],
+  ];
+  for (const [value, ok] of cases) assert.equal(isHostHeader(value), ok, value);
 });

@@ -15,7 +15,7 @@ import {
   SHUTDOWN_WAIT_MS,
 } from "./options.ts";
 import { describeAcceptError, serveLasting } from "./lasting_serve.ts";
-import { routeRequest } from "./route.ts";
+import { hostRefusal, refuseHost, routeRequest } from "./route.ts";
 
 export function serveDeno(options: ServerOptions): Promise<EngineServer> {
   const sessions = new Set<WebSocketSession>();
@@ -24,7 +24,8 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
   const handler = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>): Response => {
     // Read before the upgrade: the request is gone afterwards.
     const remoteAddress = info.remoteAddr.hostname;
-    const url = new URL(req.url);
+    const url = urlOf(req);
+    if (url instanceof Response) return url;
     const route = routeRequest({
       pathname: url.pathname,
       search: url.search,
@@ -110,4 +111,22 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
       clearTimeout(timer);
     },
   });
+}
+
+/**
+ * The URL of `req`, or the 400 refusing its Host: Deno builds `req.url` as
+ * `http://` + Host + target, so a Host that is not a host would choose the
+ * path (`a/otel?`) or make no URL at all (a port past 65535: a 500).
+ */
+function urlOf(req: Request): URL | Response {
+  const host = req.headers.get("host");
+  let refusal = refuseHost(host);
+  if (refusal === undefined) {
+    try {
+      return new URL(req.url);
+    } catch {
+      refusal = hostRefusal(host ?? "");
+    }
+  }
+  return Response.json(refusal.body, { status: refusal.status });
 }

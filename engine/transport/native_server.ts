@@ -21,7 +21,7 @@ import {
   SHUTDOWN_CLOSE,
   SHUTDOWN_WAIT_MS,
 } from "./options.ts";
-import { routeRequest } from "./route.ts";
+import { refuseHost, routeRequest } from "./route.ts";
 
 /**
  * The largest message Deno's server accepts (a frame of 64 MiB or more ends
@@ -57,6 +57,8 @@ export function serveNative(options: ServerOptions): Promise<EngineServer> {
     }
     const remoteAddress = (conn.remoteAddr as Deno.NetAddr).hostname;
     const request = head.head;
+    const badHost = refuseHost(request.headers.get("host") ?? null);
+    if (badHost !== undefined) return await reply(conn, badHost.status, badHost.body);
     const url = urlOf(request);
     if (url === undefined) {
       const message = `Malformed request target ${JSON.stringify(request.target.slice(0, 100))}`;

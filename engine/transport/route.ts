@@ -14,6 +14,7 @@ import type { Engine } from "../core.ts";
 import { CHANNEL_PATH, routeChannel } from "../channels/route.ts";
 import type { Direction } from "../channels/channel.ts";
 import type { ChannelRegistry } from "../channels/registry.ts";
+import { isHostHeader } from "../host.ts";
 import { isLoopbackOrigin } from "../origin.ts";
 import { bearerToken, sameToken } from "../token.ts";
 
@@ -97,6 +98,26 @@ export function routeRequest(req: RouteRequest, context: RouteContext): Route {
   }
   return { kind: "upgrade", path: pathname === "/otel" ? "/otel" : "/" };
 }
+
+/**
+ * The refusal of a request whose `Host` header is not a host (RFC 9112 §3.2
+ * asks for a 400), or undefined when `host` is one or missing. Both servers
+ * check it first: the `deno` one reads a URL built from Host + target.
+ */
+export function refuseHost(host: string | null): HostRefusal | undefined {
+  if (host === null || isHostHeader(host)) return undefined;
+  return hostRefusal(host);
+}
+
+/** A 400 INVALID_HOST naming `host`. */
+export function hostRefusal(host: string): HostRefusal {
+  const message = `Host header ${
+    JSON.stringify(host.slice(0, 100))
+  } is not a host name or address with an optional port`;
+  return { kind: "reply", status: 400, body: { error: { code: "INVALID_HOST", message } } };
+}
+
+export type HostRefusal = Extract<Route, { kind: "reply" }>;
 
 function refuse(
   status: number,
