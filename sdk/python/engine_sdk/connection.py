@@ -26,8 +26,12 @@ def encode_frame(frame: dict[str, Any]) -> bytes:
     """``frame`` as compact JSON in UTF-8, as ``JSON.stringify`` writes it: text as it is (not
     ``\\u00e9``, which would make non-ASCII text up to six times bigger on the wire, against the
     engine's frame limit), lone surrogates escaped. Raises ``TypeError``/``ValueError`` when the
-    frame is not JSON-serializable (NaN and infinities included)."""
-    text = json.dumps(frame, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    frame is not JSON-serializable (NaN and infinities included, and a value nested too deeply for
+    the encoder, whose ``RecursionError`` becomes a ``ValueError``)."""
+    try:
+        text = json.dumps(frame, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+    except RecursionError:
+        raise ValueError("the value is nested too deeply to encode as JSON") from None
     # Surrogates, which UTF-8 cannot hold, can only stand inside JSON strings: "backslashreplace"
     # writes them as the JSON escape "\\udXXX".
     return text.encode("utf-8", "backslashreplace")

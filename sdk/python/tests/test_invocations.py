@@ -171,6 +171,23 @@ class InvocationTest(support.WorkerTestCase):
         self.assertEqual(error["code"], "invocation_failed")
         self.assertIn('Cannot send the result of "demo::bad"', error["message"])
 
+    def test_a_result_too_deep_to_encode_is_reported_as_a_failure(self) -> None:
+        # json.dumps raises RecursionError (not TypeError/ValueError) past Python's recursion limit:
+        # the caller got no answer at all and waited for its time-out.
+        worker, peer = self.connect()
+
+        def deep(payload: object) -> list:
+            value: list = []
+            for _ in range(100_000):
+                value = [value]
+            return value
+
+        worker.register_function("demo::deep", deep)
+        peer.send(invoke("demo::deep", {}))
+        error = peer.next_of("invocationresult")["error"]
+        self.assertEqual(error["code"], "invocation_failed")
+        self.assertRegex(error["message"], '^Cannot send the result of "demo::deep": not JSON-serializable: .*nested too deeply')
+
     def test_unknown_function_answers_function_not_found(self) -> None:
         _, peer = self.connect()
         peer.send(invoke("does::not_exist", {}))

@@ -117,6 +117,16 @@ class TriggerTest(support.WorkerTestCase):
         with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
             worker.trigger({"function_id": "a::b", "payload": float("nan"), "action": TriggerAction.void()})
 
+    def test_a_payload_too_deep_to_encode_is_refused_naming_the_function(self) -> None:
+        worker, peer = self.connect()
+        payload: list = []
+        for _ in range(100_000):
+            payload = [payload]
+        with self.assertRaisesRegex(ValueError, '^Cannot call "a::b": the payload is not JSON-serializable: .*nested too deeply'):
+            worker.trigger({"function_id": "a::b", "payload": payload, "timeout_ms": 60_000})
+        # The refused call is not left waiting for its time-out.
+        self.assertEqual(len(worker._session._calls), 0)  # noqa: SLF001
+
     def test_text_goes_out_as_utf8_and_lone_surrogates_escaped(self) -> None:
         # As JSON.stringify writes it: "é" as its two UTF-8 bytes, not as the six of "\\u00e9"
         # (10 MB of accented text would be 30 MB on the wire, over the engine's frame limit).
