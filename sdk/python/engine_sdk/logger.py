@@ -4,6 +4,7 @@ the function and the trace they were written in."""
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Any
 
@@ -95,10 +96,55 @@ def _default_worker() -> Any:
     return default_worker()
 
 
+MAX_DATA_DEPTH = 100
+"""Nesting of a record's ``data`` kept; deeper values become a marker (the engine refuses frames
+nested more than 512 levels deep, and the encoder's recursion stops near 1000)."""
+
+
 def _jsonable(data: Any) -> Any:
     """``data`` as plain JSON values; anything JSON cannot hold becomes its ``str``, and NaN and
-    the infinities become ``None`` (as ``JSON.stringify`` writes them)."""
-    return json.loads(json.dumps(data, default=str), parse_constant=lambda constant: None)
+    the infinities become ``None`` (as ``JSON.stringify`` writes them). Never raises: a key JSON
+    cannot hold becomes its ``str``, a value that contains itself ``"[Circular]"``."""
+    try:
+        return json.loads(json.dumps(data, default=str), parse_constant=lambda constant: None)
+    except (TypeError, ValueError, RecursionError):
+        return _plain(data, set(), 0)
+
+
+def _plain(value: Any, path: set[int], depth: int) -> Any:
+    """The slow way of :func:`_jsonable`, for values ``json.dumps`` refuses."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, (dict, list, tuple)):
+        return _text(value)
+    if id(value) in path:
+        return "[Circular]"
+    if depth >= MAX_DATA_DEPTH:
+        return "[Nested too deeply]"
+    path.add(id(value))
+    try:
+        if isinstance(value, dict):
+            return {_key(k): _plain(v, path, depth + 1) for k, v in value.items()}
+        return [_plain(v, path, depth + 1) for v in value]
+    finally:
+        path.discard(id(value))
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, (bool, int, float)):
+        return json.dumps(key)  # as json.dumps writes such keys: "1", "true", "null"
+    return _text(key)
+
+
+def _text(value: Any) -> str:
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - a log call never raises
+        return f"<{type(value).__name__}>"
 
 
 def _print(level: str, payload: dict[str, Any]) -> None:

@@ -81,6 +81,32 @@ class LoggerTest(support.WorkerTestCase):
         frame = peer.next_of("invokefunction", "engine::log::info")
         self.assertEqual(frame["data"]["data"], {"obj": "object", "set": "{1}"})
 
+    def test_data_json_cannot_encode_is_logged_as_text_instead_of_raising(self) -> None:
+        # A log call raised TypeError (a tuple key) or ValueError (a cycle) out of the handler that
+        # logged, failing its call.
+        worker, peer = self.connect()
+        cycle: list = [1]
+        cycle.append(cycle)
+        deep: list = []
+        for _ in range(100_000):
+            deep = [deep]
+        cases = [
+            ({"point": {(1, 2): "a"}}, {"point": {"(1, 2)": "a"}}),
+            ({"cycle": cycle}, {"cycle": [1, "[Circular]"]}),
+        ]
+        for data, logged in cases:
+            with self.subTest(data=logged):
+                Logger(worker=worker).info("odd", data)
+                frame = peer.next_of("invokefunction", "engine::log::info")
+                self.assertEqual(frame["data"]["data"], logged)
+        Logger(worker=worker).info("deep", {"deep": deep})
+        frame = peer.next_of("invokefunction", "engine::log::info")
+        self.assertEqual(frame["data"]["message"], "deep")
+        level, depth = frame["data"]["data"]["deep"], 1
+        while isinstance(level, list):
+            level, depth = level[0], depth + 1
+        self.assertEqual((level, depth), ("[Nested too deeply]", 100))
+
     def test_nan_and_infinities_in_data_are_logged_as_null(self) -> None:
         # As JSON.stringify writes them; the record used to be lost (JSON has no NaN).
         worker, peer = self.connect()
