@@ -18,7 +18,7 @@ import {
   type TransportName,
 } from "../engine/transport/select.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
-import { dialableHost } from "../engine/host.ts";
+import { dialableHost, isUnspecifiedHost } from "../engine/host.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
 import { startEmbeddedConsole } from "./console.ts";
@@ -92,7 +92,8 @@ export async function start(args: string[], io: Io): Promise<number> {
     );
     return 1;
   }
-  io.out(`Engine listening on ${engine.url} (config ${file})`);
+  const every = isUnspecifiedHost(engine.hostname) ? ` (every interface: ${engine.hostname})` : "";
+  io.out(`Engine listening on ${engine.url}${every} (config ${file})`);
   if (config.console.enabled) await startEmbeddedConsole(engine, config.console, io);
   for (const entry of config.workers) {
     const builtin = BUILTIN_WORKERS[entry.name];

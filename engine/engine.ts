@@ -23,7 +23,7 @@ import { registerEventsTrigger } from "./events.ts";
 import { LogStore } from "./observability/logs.ts";
 import { TraceStore } from "./observability/traces.ts";
 import { ingestTelemetry } from "./observability/otlp.ts";
-import { urlHost } from "./host.ts";
+import { dialableHost } from "./host.ts";
 import { type EngineServer, serveEngine } from "./server.ts";
 import { parseTransport, TRANSPORT_VARIABLE, type TransportName } from "./transport/select.ts";
 
@@ -57,7 +57,13 @@ export interface StartOptions {
 }
 
 export interface RunningEngine {
+  /**
+   * Where a client on this machine connects: `ws://<host>:<port>`, with a
+   * host of every interface given as loopback (`0.0.0.0` → `127.0.0.1`,
+   * `::` → `[::1]`), which every OS can dial.
+   */
   url: string;
+  /** The host the server is bound to (`0.0.0.0` stays `0.0.0.0`). */
   hostname: string;
   port: number;
   engine: Engine;
@@ -163,7 +169,8 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
         callOfTrace: (traceId, spanId) => callOfTrace(engine, traceId, spanId),
       }),
   });
-  const host = urlHost(server.hostname);
+  // Bound to every interface (0.0.0.0, ::): the url is where this machine dials it.
+  const host = dialableHost(server.hostname);
 
   const running: RunningEngine = {
     url: `ws://${host}:${server.port}`,
