@@ -51,6 +51,34 @@ export function withGlobalMiddleware(
 
 export async function start(args: string[], io: Io): Promise<number> {
   const { config: configArg } = parseStartArgs(args);
+  // Listening comes first: a SIGINT or SIGTERM during start-up stops what has started, as after a
+  // run (exit 0), where Deno's default action killed the engine half started (exit 130 or 143).
+  const done = new AbortController();
+  try {
+    return await startAndRun(configArg, io, stopSignal(done.signal));
+  } finally {
+    done.abort();
+  }
+}
+
+/** Returned by {@link untilSignal} when a stop signal came first. */
+const SIGNALLED = Symbol("signalled");
+
+/** `step`'s value, or {@link SIGNALLED} when a stop signal comes first (`step` is not waited for). */
+function untilSignal<T>(
+  step: Promise<T>,
+  signalled: Promise<Deno.Signal>,
+): Promise<T | typeof SIGNALLED> {
+  return Promise.race([step, signalled.then((): typeof SIGNALLED => SIGNALLED)]);
+}
+
+async function startAndRun(
+  configArg: string,
+  io: Io,
+  signalled: Promise<Deno.Signal>,
+): Promise<number> {
+  let received: Deno.Signal | undefined;
+  signalled.then((signal) => received = signal);
   let transport: TransportName;
   try {
     transport = parseTransport(Deno.env.get(TRANSPORT_VARIABLE));
@@ -68,6 +96,7 @@ export async function start(args: string[], io: Io): Promise<number> {
     return 1;
   }
   const config = loaded.config;
+  if (received) return shutDown(received, io);
   let engine: RunningEngine;
   try {
     engine = await startEngine({
@@ -92,17 +121,26 @@ export async function start(args: string[], io: Io): Promise<number> {
     );
     return 1;
   }
+  if (received) return shutDown(received, io, engine);
   const every = isUnspecifiedHost(engine.hostname) ? ` (every interface: ${engine.hostname})` : "";
   io.out(`Engine listening on ${engine.url}${every} (config ${file})`);
-  if (config.console.enabled) await startEmbeddedConsole(engine, config.console, io);
+  // A built-in worker's start may hang (engine-state on a Redis that never answers waits for its
+  // command time-out): a signal meanwhile stops the engine without waiting for it.
+  if (
+    config.console.enabled &&
+    await untilSignal(startEmbeddedConsole(engine, config.console, io), signalled) === SIGNALLED
+  ) return shutDown(await signalled, io, engine);
   for (const entry of config.workers) {
     const builtin = BUILTIN_WORKERS[entry.name];
     if (!builtin || entry.path) continue;
     try {
-      await engine.startBuiltin(
+      const started = engine.startBuiltin(
         builtin,
         withGlobalMiddleware(config, entry.name, entry.config ?? {}),
       );
+      if (await untilSignal(started, signalled) === SIGNALLED) {
+        return shutDown(await signalled, io, engine);
+      }
       const info = engine.describeBuiltin(entry.name);
       io.out(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
     } catch (e) {
@@ -126,10 +164,11 @@ export async function start(args: string[], io: Io): Promise<number> {
     builtinConfig: (current, entry) =>
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
+  if (received) return shutDown(received, io, engine, supervision);
   // For the CLI, whose view of the port may differ (ENGINE_PORT, port 0): cli/engine_record.ts.
   // Not awaited: the signal handlers come first.
   const recorded = writeEngineRecord(file, `ws://${dialableHost(engine.hostname)}:${engine.port}`);
-  const code = await waitForSignal(engine, io, supervision);
+  const code = await shutDown(await signalled, io, engine, supervision);
   await (await recorded)();
   return code;
 }
@@ -140,13 +179,18 @@ async function entryPlace(file: string, name: string): Promise<string> {
   return found ? `${file}:${found.line}: workers[${found.index}]` : file;
 }
 
-async function waitForSignal(
-  engine: RunningEngine,
+/**
+ * Stops, after `signal`, what has started: the built-in workers (one still starting is not waited
+ * for), the local workers, then the engine. 0, as a signal is how the engine is meant to stop.
+ */
+async function shutDown(
+  signal: Deno.Signal,
   io: Io,
-  supervision: Supervision,
+  engine?: RunningEngine,
+  supervision?: Supervision,
 ): Promise<number> {
-  const signal = await stopSignal();
   io.out(`Received ${signal}: shutting down`);
+  if (!engine) return 0;
   // Built-in workers first: engine-http lets the requests in progress finish while the workers
   // that answer them still run. Then the local workers, then the engine.
   for (const name of engine.builtinNames().reverse()) {
@@ -154,7 +198,7 @@ async function waitForSignal(
       io.err(`Error: Stopping worker "${name}" failed: ${(e as Error).message}`)
     );
   }
-  await supervision.stop();
+  await supervision?.stop();
   await engine.stop();
   io.out("Engine stopped");
   return 0;
