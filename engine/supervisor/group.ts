@@ -167,11 +167,20 @@ async function waitUntilGone(pgid: number, ms: number): Promise<void> {
 const TERMINAL_CODES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 
 /**
+ * The control characters left after those (binary output, a lone ESC): shown as U+FFFD, as bytes
+ * that are no UTF-8 are. Written as they are, `ESC c` reset the operator's terminal and SO switched
+ * it to another character set. Tabs stay.
+ */
+// deno-lint-ignore no-control-regex
+const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+
+/**
  * Calls `onLine` for each line of `stream` (without its end of line), the
  * last one even without a newline. A line longer than `maxLength` is one
  * call with its first `maxLength` characters and a note of how many more
  * were cut (`… [1,983,616 more characters cut]`); only that much of it is
- * ever held. Terminal control sequences are dropped from every line.
+ * ever held. Terminal control sequences are dropped from every line, other
+ * control characters but tabs become U+FFFD.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
@@ -184,6 +193,7 @@ export async function readLines(
   const emit = (line: string) => {
     if (line.endsWith("\r")) line = line.slice(0, -1);
     if (line.includes("\x1b")) line = line.replace(TERMINAL_CODES, "");
+    line = line.replace(CONTROLS, "\ufffd");
     if (line.length > maxLength) {
       cut += line.length - maxLength;
       line = line.slice(0, maxLength);

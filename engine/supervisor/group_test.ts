@@ -39,6 +39,20 @@ Deno.test("readLines() gives lines whole, and one line over the limit as one cut
   }
 });
 
+Deno.test("readLines() turns the control characters left (binary output) into U+FFFD, keeping tabs", async () => {
+  // ESC c resets a terminal, SO switches it to another character set, BEL rings, U+009B is CSI.
+  const cases: [string, string[], string[]][] = [
+    ["a terminal reset", ["a\x1bcb\n"], ["a\ufffdcb"]],
+    ["C0 controls, DEL", ["\x0e\x00\x07\x08\x0b\x0c\x7f|\n"], ["\ufffd".repeat(7) + "|"]],
+    ["a C1 CSI", ["\u009b2Jx\n"], ["\ufffd2Jx"]],
+    ["a carriage return inside a line", ["10%\r20%\r\n"], ["10%\ufffd20%"]],
+    ["tabs kept", ["a\tb\n"], ["a\tb"]],
+  ];
+  for (const [name, chunks, expected] of cases) {
+    assert.deepEqual(await linesOf(chunks, 8), expected, name);
+  }
+});
+
 Deno.test("readLines() turns a 2 MB line into one entry, not a run of 16 KB pieces", async () => {
   const big = "A".repeat(2_000_000);
   const chunks = [];
