@@ -79,7 +79,10 @@ export function parseFrame(text: string): ParseOutcome {
   ) {
     return { ok: true, frame: raw as InboundFrame };
   }
-  const schema = (inboundFrames as Record<string, z.ZodType | undefined>)[type];
+  // Own members only: "constructor" or "toString" would find Object.prototype's.
+  const schema = Object.hasOwn(inboundFrames, type)
+    ? (inboundFrames as Record<string, z.ZodType>)[type]
+    : undefined;
   if (!schema) {
     return {
       ok: false,
