@@ -13,6 +13,15 @@ import { install, installPaths } from "./install.ts";
 import { type LoadedManifest, loadManifest } from "./manifest.ts";
 import { osLimitHint } from "./os_limits.ts";
 
+/**
+ * The exit codes `sh` gives when it cannot run a command: said with the exit, naming the field,
+ * since a typo in `scripts.start` otherwise looks like a worker crashing.
+ */
+const SHELL_CODES: Record<number, string> = {
+  126: `code 126 is the shell's "cannot execute": is the file executable?`,
+  127: `code 127 is the shell's "command not found"`,
+};
+
 export type WorkerState = "installing" | "running" | "crashed" | "stopped";
 
 /** How a supervised worker is restarted and stopped. Times in milliseconds. */
@@ -189,8 +198,11 @@ export class SupervisedWorker {
         log.error(`${this.#error}: retrying in ${delay} ms`);
       } else {
         const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+        const hint = exit.signal ? undefined : SHELL_CODES[exit.code];
         log.warn(
-          `Worker "${this.name}" ${how} after ${exit.uptime_ms} ms: restarting in ${delay} ms`,
+          `Worker "${this.name}" ${how} after ${exit.uptime_ms} ms: ` +
+            (hint ? `${hint}: check scripts.start in ${loaded.file}: ` : "") +
+            `restarting in ${delay} ms`,
         );
       }
       if (this.#quickCrashes === s.crashLoopAfter) {

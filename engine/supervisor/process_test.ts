@@ -164,6 +164,43 @@ Deno.test("SupervisedWorker's output is text: NO_COLOR is set, and colours writt
   }
 });
 
+Deno.test("SupervisedWorker whose command is missing or not executable names scripts.start and its manifest", async () => {
+  const cases: [string, { start: string; files?: Record<string, string> }, RegExp][] = [
+    [
+      "missing",
+      { start: "./no-such-program --flag" },
+      /code 127 is the shell's "command not found"/,
+    ],
+    [
+      "not executable",
+      { start: "./run.sh", files: { "run.sh": "echo hi\n" } },
+      /code 126 is the shell's "cannot execute": is the file executable\?/,
+    ],
+  ];
+  for (const [name, spec, why] of cases) {
+    const s = await setup(spec);
+    const delays: number[] = [];
+    const w = worker(s, { sleep: recordingSleep(delays, 1) });
+    try {
+      w.start();
+      await eventually(() => delays.length === 1, "a restart delay");
+      const restart = s.logs.query({ worker: "w" }).find((e) => e.message.includes("restarting"));
+      assert.ok(restart, name);
+      assert.match(restart.message, /^Worker "w" exited with code 12[67] after \d+ ms: /, name);
+      assert.match(restart.message, why, name);
+      assert.ok(
+        restart.message.endsWith(
+          `: check scripts.start in ${s.folder}/engine.worker.yaml: restarting in 1000 ms`,
+        ),
+        `${name}: ${restart.message}`,
+      );
+    } finally {
+      await w.stop();
+      await s.cleanup();
+    }
+  }
+});
+
 Deno.test("SupervisedWorker that cannot run is crashed with the reason and not restarted", async (t) => {
   await t.step("no manifest", async () => {
     const s = await setup({ start: "true" }, false);
