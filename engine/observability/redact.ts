@@ -5,7 +5,8 @@
  * reads the stores (the console, `engine logs`, `engine::logs::list`) can
  * show them. The same walk bounds what an entry holds: a string longer than
  * {@linkcode MAX_STRING} is cut, and a list or map of more than
- * {@linkcode MAX_ITEMS} entries keeps its first ones (a count of entries
+ * {@linkcode MAX_ITEMS} entries keeps its first ones, and a list or map
+ * nested more than 32 levels deep is replaced by a note (a count of entries
  * then bounds the stores' memory too).
  *
  * @module
@@ -45,6 +46,8 @@ export const SECRET_KEYS: readonly string[] = [
 import { cutText, MAX_STRING } from "./cut.ts";
 
 const MAX_DEPTH = 32;
+/** What a list or map nested past {@linkcode MAX_DEPTH} levels is replaced by. */
+const TOO_DEEP = `[nested more than ${MAX_DEPTH} levels deep: cut]`;
 
 /** Most items a list, or keys a map, keeps; a last item or key says how many more were cut. */
 export const MAX_ITEMS = 1_000;
@@ -79,7 +82,9 @@ export function redactor(extra: readonly string[] = []): (value: unknown) => unk
   };
   const walk = (value: unknown, depth: number): unknown => {
     if (typeof value === "string") return cutText(value, MAX_STRING);
-    if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
+    if (value === null || typeof value !== "object") return value;
+    // Past it, nothing is walked: a secret or an unbounded list would be kept as it is.
+    if (depth > MAX_DEPTH) return TOO_DEEP;
     if (Array.isArray(value)) {
       // A header pair: ["authorization", "Bearer …"].
       if (value.length === 2 && typeof value[0] === "string" && secret(value[0])) {

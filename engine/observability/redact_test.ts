@@ -103,3 +103,17 @@ Deno.test("redactor() decides the same for a key however often and among however
     });
   }
 });
+
+Deno.test("redactor() cuts what is nested past 32 levels: no secret or unbounded list hides there", () => {
+  const redact = redactor();
+  let deep: unknown = { password: "hunter2", items: Array.from({ length: 100_000 }, (_, i) => i) };
+  for (let i = 0; i < 40; i++) deep = { k: deep };
+  const text = JSON.stringify(redact(deep));
+  assert.ok(!text.includes("hunter2"), "the password nested 40 levels deep was kept");
+  assert.ok(text.length < 2_000, `${text.length} characters kept of a 100,000-item list`);
+  assert.match(text, /nested more than 32 levels deep: cut/);
+  // Shallow enough: kept as it is.
+  let shallow: unknown = "leaf";
+  for (let i = 0; i < 30; i++) shallow = { k: shallow };
+  assert.equal(redact(shallow), shallow);
+});
