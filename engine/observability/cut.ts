@@ -34,3 +34,18 @@ export function cutText(text: string, max: number): string {
 export function cutNote(characters: number): string {
   return `${characters.toLocaleString("en-US")} more characters cut`;
 }
+
+/**
+ * `entry` with those of its `fields` that are strings longer than
+ * {@linkcode MAX_STRING} cut (a name, an id); `entry` itself when none is.
+ */
+export function cutFields<T extends object>(entry: T, fields: readonly (keyof T)[]): T {
+  let copy: T | undefined;
+  for (const field of fields) {
+    const value = entry[field];
+    if (typeof value === "string" && value.length > MAX_STRING) {
+      (copy ??= { ...entry })[field] = cutText(value, MAX_STRING) as T[keyof T];
+    }
+  }
+  return copy ?? entry;
+}

@@ -54,3 +54,54 @@ Deno.test("LogStore and TraceStore keep no message, stack trace or string beyond
   assert.match(span!.error!.stacktrace!, /… \[967,232 more characters cut\]$/);
   assert.equal(span!.error!.code, "invocation_failed");
 });
+
+Deno.test("LogStore and TraceStore cut names and ids as they cut messages (an OTLP frame sets them all)", () => {
+  const long = "n".repeat(1_000_000);
+  const logs = new LogStore({ capacity: 10 });
+  logs.write({
+    time: 0,
+    level: "info",
+    message: "m",
+    source: long,
+    worker: long,
+    function: long,
+    traceId: long,
+    spanId: long,
+  });
+  const entry = logs.query()[0]!;
+  for (const field of ["source", "worker", "function", "traceId", "spanId"] as const) {
+    assert.ok(entry[field]!.length < MAX_STRING + 100, `log ${field}: ${entry[field]!.length}`);
+    assert.match(entry[field]!, /more characters cut\]$/);
+  }
+  const traces = new TraceStore(10);
+  traces.record({
+    traceId: long,
+    spanId: long,
+    parentSpanId: long,
+    kind: long,
+    name: long,
+    functionId: long,
+    worker: long,
+    start: 0,
+    durationMs: 0,
+    status: "ok",
+  });
+  const span = traces.ring.toArray()[0]!;
+  for (
+    const field of [
+      "traceId",
+      "spanId",
+      "parentSpanId",
+      "kind",
+      "name",
+      "functionId",
+      "worker",
+    ] as const
+  ) {
+    assert.ok(span[field]!.length < MAX_STRING + 100, `span ${field}: ${span[field]!.length}`);
+  }
+  // Short ones are kept as they are, in the same object.
+  const short = { time: 0, level: "info" as const, message: "m", source: "w", traceId: "t" };
+  logs.write(short);
+  assert.equal(logs.query().at(-1), short);
+});

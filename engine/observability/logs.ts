@@ -6,9 +6,11 @@
  * @module
  */
 import type { LogEntry, Logger, LogLevel } from "../api.ts";
-import { cutText, MAX_MESSAGE } from "./cut.ts";
+import { cutFields, cutText, MAX_MESSAGE } from "./cut.ts";
 import { redactor } from "./redact.ts";
 import { Ring } from "./ring.ts";
+
+const LOG_NAMES = ["source", "worker", "function", "traceId", "spanId"] as const;
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -46,6 +48,8 @@ export class LogStore {
     if (entry.message.length > MAX_MESSAGE) {
       entry = { ...entry, message: cutText(entry.message, MAX_MESSAGE) };
     }
+    // Names and ids come from workers too (an OTLP frame's service.name, trace id).
+    entry = cutFields(entry, LOG_NAMES);
     if (entry.data !== undefined) {
       const data = this.#redact(entry.data);
       if (data !== entry.data) entry = { ...entry, data };

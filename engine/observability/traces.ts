@@ -5,7 +5,7 @@
  * @module
  */
 import type { ErrorBody } from "../api.ts";
-import { cutText, MAX_MESSAGE } from "./cut.ts";
+import { cutFields, cutText, MAX_MESSAGE } from "./cut.ts";
 import { redactor } from "./redact.ts";
 import { Ring } from "./ring.ts";
 
@@ -25,6 +25,16 @@ export interface Span {
   error?: ErrorBody;
   attributes?: Record<string, unknown>;
 }
+
+const SPAN_NAMES = [
+  "traceId",
+  "spanId",
+  "parentSpanId",
+  "kind",
+  "name",
+  "functionId",
+  "worker",
+] as const;
 
 export interface TraceSummary {
   traceId: string;
@@ -55,6 +65,8 @@ export class TraceStore {
       if (error.stacktrace !== undefined) cut.stacktrace = cutText(error.stacktrace, MAX_MESSAGE);
       span = { ...span, error: cut };
     }
+    // Names and ids come from workers too (an OTLP span's name, ids and service.name).
+    span = cutFields(span, SPAN_NAMES);
     if (span.attributes !== undefined) {
       const attributes = this.#redact(span.attributes) as Record<string, unknown>;
       if (attributes !== span.attributes) span = { ...span, attributes };
