@@ -41,6 +41,14 @@ export function checkUpgrade(req: UpgradeRequest): UpgradeCheck {
   if (!hasToken(req.header("connection"), "upgrade")) {
     return refuse('A WebSocket upgrade needs the header "Connection: Upgrade"');
   }
+  // After the 101 the bytes that follow are frames: a body would be read as the first ones.
+  const length = req.header("content-length");
+  if (req.header("transfer-encoding") != null || (length != null && length.trim() !== "0")) {
+    const what = length != null
+      ? `Content-Length ${JSON.stringify(length.slice(0, 40))}`
+      : `Transfer-Encoding ${JSON.stringify(req.header("transfer-encoding")!.slice(0, 40))}`;
+    return refuse(`A WebSocket upgrade request must have no body: ${what}`);
+  }
   const version = req.header("sec-websocket-version");
   if (version !== "13") {
     return {

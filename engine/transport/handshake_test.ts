@@ -36,6 +36,9 @@ Deno.test("acceptUpgrade() refuses requests that are not a valid version 13 upgr
     ["version 8", head({}, { "sec-websocket-version": "8" }), 426, /"8": expected "13"/],
     ["key too short", head({}, { "sec-websocket-key": "abc" }), 400, /Sec-WebSocket-Key "abc"/],
     ["key not base64", head({}, { "sec-websocket-key": "!GhlIHNhbXBsZSBub25jZQ==" }), 400, /Key/],
+    // The native server read a body's bytes as the first WebSocket frames; Deno's refuses it.
+    ["a body", head({}, { "content-length": "5" }), 400, /no body: Content-Length "5"/],
+    ["a chunked body", head({}, { "transfer-encoding": "chunked" }), 400, /Transfer-Encoding/],
   ];
   for (const [name, request, status, message] of cases) {
     const hs = acceptUpgrade(request);
@@ -47,4 +50,5 @@ Deno.test("acceptUpgrade() refuses requests that are not a valid version 13 upgr
   noVersion.headers.delete("sec-websocket-version");
   const hs = acceptUpgrade(noVersion);
   assert.ok(!hs.ok && hs.status === 426 && hs.headers?.["sec-websocket-version"] === "13");
+  assert.ok(acceptUpgrade(head({}, { "content-length": "0" })).ok, "Content-Length: 0");
 });
