@@ -12,11 +12,16 @@ export function isLoopbackHost(host: string): boolean {
   return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
-/** Whether `host` binds every interface: `0.0.0.0`, `::` or `[::]`. */
+/**
+ * Whether `host` binds every interface: `0.0.0.0`, `::` or `[::]`, or
+ * another spelling of them (`0`, `::0`, `0:0:0:0:0:0:0:0`).
+ */
 export function isUnspecifiedHost(host: string): boolean {
-  const bare = unbracket(host);
-  return bare === "0.0.0.0" || bare === "::";
+  return isUnspecifiedV4(host) || isUnspecifiedV6(unbracket(host));
 }
+
+const isUnspecifiedV4 = (host: string) => /^0+(\.0+){0,3}$/.test(host);
+const isUnspecifiedV6 = (host: string) => host.includes(":") && /^[0:]+$/.test(host);
 
 /**
  * The host a process on this machine dials to reach a server bound to
@@ -31,7 +36,7 @@ export function isUnspecifiedHost(host: string): boolean {
  * ```
  */
 export function dialableHost(host: string): string {
-  if (host === "0.0.0.0") return "127.0.0.1";
+  if (isUnspecifiedV4(host)) return "127.0.0.1";
   if (isUnspecifiedHost(host)) return "[::1]";
   return urlHost(host);
 }

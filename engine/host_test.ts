@@ -6,6 +6,8 @@ Deno.test("dialableHost() turns a bound host into one a local client can put in 
     ["0.0.0.0", "127.0.0.1"],
     ["::", "[::1]"],
     ["[::]", "[::1]"],
+    ["0", "127.0.0.1"],
+    ["::0", "[::1]"],
     ["::1", "[::1]"],
     ["[::1]", "[::1]"],
     ["fe80::1", "[fe80::1]"],
@@ -28,6 +30,13 @@ Deno.test("isLoopbackHost() and isUnspecifiedHost() accept IPv6 with or without 
     ["0.0.0.0", false, true],
     ["::", false, true],
     ["[::]", false, true],
+    // Other spellings Deno.listen binds to every interface too.
+    ["0", false, true],
+    ["::0", false, true],
+    ["0:0:0:0:0:0:0:0", false, true],
+    ["[0::0]", false, true],
+    ["0.0.0.1", false, false],
+    ["::2", false, false],
     ["192.168.1.4", false, false],
     ["engine.example.com", false, false],
   ];
