@@ -180,12 +180,14 @@ const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
  * call with its first `maxLength` characters and a note of how many more
  * were cut (`… [1,983,616 more characters cut]`); only that much of it is
  * ever held. Terminal control sequences are dropped from every line, other
- * control characters but tabs become U+FFFD.
+ * control characters but tabs become U+FFFD. When `signal` aborts, the
+ * stream is cancelled and what was read of the last line is given.
  */
 export async function readLines(
   stream: ReadableStream<Uint8Array>,
   onLine: (line: string) => void,
   maxLength = 16_384,
+  signal?: AbortSignal,
 ): Promise<void> {
   let buffer = "";
   // Characters of the current line beyond maxLength, dropped as they come.
@@ -201,17 +203,23 @@ export async function readLines(
     onLine(cut === 0 ? line : `${line} … [${cutNote(cut)}]`);
     cut = 0;
   };
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let newline;
-    while ((newline = buffer.indexOf("\n")) !== -1) {
-      emit(buffer.slice(0, newline));
-      buffer = buffer.slice(newline + 1);
+  try {
+    for await (
+      const chunk of stream.pipeThrough(new TextDecoderStream(), signal ? { signal } : {})
+    ) {
+      buffer += chunk;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) !== -1) {
+        emit(buffer.slice(0, newline));
+        buffer = buffer.slice(newline + 1);
+      }
+      if (buffer.length > maxLength) {
+        cut += buffer.length - maxLength;
+        buffer = buffer.slice(0, maxLength);
+      }
     }
-    if (buffer.length > maxLength) {
-      cut += buffer.length - maxLength;
-      buffer = buffer.slice(0, maxLength);
-    }
+  } catch (error) {
+    if (!signal?.aborted) throw error;
   }
   if (buffer !== "" || cut > 0) emit(buffer);
 }

@@ -201,6 +201,41 @@ Deno.test("SupervisedWorker whose command is missing or not executable names scr
   }
 });
 
+Deno.test("SupervisedWorker notices an exit while a process of another session holds its output, and stops", async () => {
+  // A detached child (setsid, Node's detached: true) keeps the worker's stdout open after the
+  // worker exits; it is in no group the supervisor stops.
+  const s = await setup({
+    start: "setsid sh -c 'echo daemon $$; exec sleep 60' & echo up; sleep 0.2; exit 1",
+  });
+  const delays: number[] = [];
+  const w = worker(s, { sleep: recordingSleep(delays, 1) });
+  const messages = () => s.logs.query({ worker: "w" }).map((e) => e.message);
+  try {
+    w.start();
+    await eventually(() => delays.length === 1, "the exit noticed and a restart scheduled");
+    assert.ok(
+      messages().some((m) =>
+        /^Worker "w" exited; a process it started outside its group still holds its output open/
+          .test(m)
+      ),
+      messages().join("\n"),
+    );
+    assert.equal(w.describe().last_exit?.code, 1);
+    assert.equal(w.describe().pid, null);
+    await w.stop();
+    assert.equal(w.state, "stopped");
+  } finally {
+    const daemon = Number(messages().find((m) => m.startsWith("daemon "))?.slice(7));
+    if (daemon > 0) {
+      try {
+        Deno.kill(daemon, "SIGKILL");
+      } catch { /* gone */ }
+    }
+    await w.stop();
+    await s.cleanup();
+  }
+});
+
 Deno.test("SupervisedWorker that cannot run is crashed with the reason and not restarted", async (t) => {
   await t.step("no manifest", async () => {
     const s = await setup({ start: "true" }, false);
