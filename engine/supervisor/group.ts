@@ -159,6 +159,44 @@ async function waitUntilGone(pgid: number, ms: number): Promise<void> {
   }
 }
 
+/** How long output is read for once the process and its group are gone. */
+export const OUTPUT_AFTER_EXIT_MS = 1000;
+
+/** Said when {@link readOutput}'s `finish()` had to stop reading. */
+export const OUTPUT_HELD =
+  "a process it started outside its group still holds its output open: no longer reading it";
+
+/**
+ * Reads `child`'s stdout and stderr line by line ({@linkcode readLines}).
+ * `finish()`, once the child has exited and its group is gone, waits up to
+ * `ms` for both to end, then stops reading; false when it had to: a process
+ * in a session of its own (`setsid`, a detached child), which no group stop
+ * reaches, holds them open, and waiting for their end would wait for it.
+ */
+export function readOutput(
+  child: Deno.ChildProcess,
+  onStdout: (line: string) => void,
+  onStderr: (line: string) => void,
+): { finish(ms?: number): Promise<boolean> } {
+  const unread = new AbortController();
+  const output = Promise.all([
+    readLines(child.stdout, onStdout, undefined, unread.signal),
+    readLines(child.stderr, onStderr, undefined, unread.signal),
+  ]);
+  return {
+    async finish(ms = OUTPUT_AFTER_EXIT_MS) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+      const ended = await Promise.race([output.then(() => true), late]);
+      clearTimeout(timer);
+      if (ended) return true;
+      unread.abort();
+      await output;
+      return false;
+    },
+  };
+}
+
 /**
  * Terminal control sequences (colours, cursor moves: CSI; titles, links: OSC).
  * A log entry is text: Deno, for one, colours an uncaught error even on a pipe.

@@ -11,7 +11,7 @@
  */
 
 import { dirname, join } from "node:path";
-import { closeLifeline, killGroup, readLines, spawnGroup } from "./group.ts";
+import { closeLifeline, killGroup, OUTPUT_HELD, readOutput, spawnGroup } from "./group.ts";
 import type { LoadedManifest } from "./manifest.ts";
 
 /** Files whose content decides whether dependencies must be installed again. */
@@ -140,11 +140,12 @@ export async function install(
     options.signal?.addEventListener("abort", abort, { once: true });
     // A stop that came while the manifest was read and hashed: no abort event follows it.
     if (options.signal?.aborted) abort();
-    const output = Promise.all([readLines(child.stdout, onLine), readLines(child.stderr, onLine)]);
+    const output = readOutput(child, onLine, onLine);
     const status = await child.status;
     options.signal?.removeEventListener("abort", abort);
     await killGroup(child.pid, 2000); // whatever it left running in the background
-    await output;
+    // Not waiting for a daemon it started in a session of its own, which holds the output open.
+    if (!await output.finish()) note(`[${OUTPUT_HELD}]`);
     await closeLifeline(child);
     code = status.signal ? 128 + signalNumber(status.signal) : status.code;
     note(`[exit code ${code} after ${Date.now() - started} ms]`);

@@ -133,3 +133,32 @@ Deno.test("install() aborted kills the install and whatever it started", async (
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("install() ends when its script does, while a process of another session holds its output", async () => {
+  // A daemon the install started (setsid, a detached child) keeps stdout open; no group stop reaches it.
+  const { root, folder, cacheDir } = await setup(
+    // The daemon writes its pid once in its own session: the install exits after that.
+    "setsid sh -c 'echo $$ > daemon.pid; exec sleep 60' & " +
+      "until [ -s daemon.pid ]; do sleep 0.05; done; echo done",
+  );
+  const pending = install(await loadManifest(folder), { cacheDir });
+  try {
+    const ended = await Promise.race([
+      pending,
+      new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 10_000)),
+    ]);
+    assert.notEqual(ended, "still running");
+    assert.equal((ended as { kind: string }).kind, "installed");
+    const log = await Deno.readTextFile(installPaths(cacheDir, "deps").log);
+    assert.match(log, /still holds its output open: no longer reading it/);
+  } finally {
+    const daemon = Number(await Deno.readTextFile(`${folder}/daemon.pid`).catch(() => "0"));
+    if (daemon > 0) {
+      try {
+        Deno.kill(daemon, "SIGKILL");
+      } catch { /* gone */ }
+    }
+    await pending;
+    await Deno.remove(root, { recursive: true });
+  }
+});

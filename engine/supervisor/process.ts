@@ -8,7 +8,7 @@
  */
 
 import type { Logger } from "../api.ts";
-import { closeLifeline, killGroup, readLines, spawnGroup } from "./group.ts";
+import { closeLifeline, killGroup, OUTPUT_HELD, readOutput, spawnGroup } from "./group.ts";
 import { install, installPaths } from "./install.ts";
 import { type LoadedManifest, loadManifest } from "./manifest.ts";
 import { osLimitHint } from "./os_limits.ts";
@@ -21,20 +21,6 @@ const SHELL_CODES: Record<number, string> = {
   126: `code 126 is the shell's "cannot execute": is the file executable?`,
   127: `code 127 is the shell's "command not found"`,
 };
-
-/** How long the output of an exited worker is read for, once its group is gone. */
-const OUTPUT_AFTER_EXIT_MS = 1000;
-
-/** Whether `promise` settles within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true, () => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export type WorkerState = "installing" | "running" | "crashed" | "stopped";
 
@@ -313,25 +299,17 @@ export class SupervisedWorker {
       this.#tail.push(line);
       if (this.#tail.length > this.#s.tailLines) this.#tail.shift();
     };
-    const unread = new AbortController();
-    const output = Promise.all([
-      readLines(child.stdout, (line) => (keep(line), log.info(line)), undefined, unread.signal),
-      readLines(child.stderr, (line) => (keep(line), log.warn(line)), undefined, unread.signal),
-    ]);
+    const output = readOutput(
+      child,
+      (line) => (keep(line), log.info(line)),
+      (line) => (keep(line), log.warn(line)),
+    );
     const status = await child.status;
     // Its children go with it; they also hold the output pipes open.
     await killGroup(child.pid, signal.aborted ? this.#s.stopGraceMs : 1000);
-    // So may a process it started in a session of its own (setsid, a detached child), which no
-    // group stop reaches: its output is left unread after a moment, or the exit would go unnoticed
-    // (no restart) and stopping the engine would wait for that process to end.
-    if (!await settlesWithin(output, OUTPUT_AFTER_EXIT_MS)) {
-      log.warn(
-        `Worker "${this.name}" exited; a process it started outside its group still holds its ` +
-          `output open: no longer reading it`,
-      );
-      unread.abort();
-      await output;
-    }
+    // A process of a session of its own may too: without a bound, the exit would go unnoticed (no
+    // restart) and stopping the engine would wait for that process to end.
+    if (!await output.finish()) log.warn(`Worker "${this.name}" exited; ${OUTPUT_HELD}`);
     await closeLifeline(child);
     this.#pid = null;
     const now = this.#s.now();

@@ -205,7 +205,9 @@ Deno.test("SupervisedWorker notices an exit while a process of another session h
   // A detached child (setsid, Node's detached: true) keeps the worker's stdout open after the
   // worker exits; it is in no group the supervisor stops.
   const s = await setup({
-    start: "setsid sh -c 'echo daemon $$; exec sleep 60' & echo up; sleep 0.2; exit 1",
+    // The daemon prints its pid once in its own session: the worker exits after that.
+    start: "setsid sh -c 'echo daemon $$; echo $$ > d.pid; exec sleep 60' & " +
+      "until [ -s d.pid ]; do sleep 0.05; done; exit 1",
   });
   const delays: number[] = [];
   const w = worker(s, { sleep: recordingSleep(delays, 1) });
