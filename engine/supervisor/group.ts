@@ -159,37 +159,62 @@ async function waitUntilGone(pgid: number, ms: number): Promise<void> {
   }
 }
 
-/** How long output is read for once the process and its group are gone. */
-export const OUTPUT_AFTER_EXIT_MS = 1000;
-
 /** Said when {@link readOutput}'s `finish()` had to stop reading. */
 export const OUTPUT_HELD =
   "a process it started outside its group still holds its output open: no longer reading it";
 
+/** How long {@link readOutput}'s `finish()` reads on; times in milliseconds. */
+export interface FinishOptions {
+  /** Stop once nothing came for this long. Default 1000. */
+  idleMs?: number;
+  /** Stop after this long in any case. Default 5000. */
+  maxMs?: number;
+}
+
 /**
  * Reads `child`'s stdout and stderr line by line ({@linkcode readLines}).
- * `finish()`, once the child has exited and its group is gone, waits up to
- * `ms` for both to end, then stops reading; false when it had to: a process
- * in a session of its own (`setsid`, a detached child), which no group stop
- * reaches, holds them open, and waiting for their end would wait for it.
+ * `finish()`, once the child has exited and its group is gone, reads on
+ * until both end, or nothing came for `idleMs`, or `maxMs` passed; false
+ * when it stopped reading before the end: a process in a session of its own
+ * (`setsid`, a detached child), which no group stop reaches, holds the pipes
+ * open, and waiting for their end would wait for it. What the exited
+ * processes left in the pipes keeps coming meanwhile, however slowly it is
+ * read, so it is not cut.
  */
 export function readOutput(
-  child: Deno.ChildProcess,
+  child: { stdout: ReadableStream<Uint8Array>; stderr: ReadableStream<Uint8Array> },
   onStdout: (line: string) => void,
   onStderr: (line: string) => void,
-): { finish(ms?: number): Promise<boolean> } {
+): { finish(options?: FinishOptions): Promise<boolean> } {
   const unread = new AbortController();
+  let lastRead = Date.now();
+  const noted = (stream: ReadableStream<Uint8Array>) =>
+    stream.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          lastRead = Date.now();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
   const output = Promise.all([
-    readLines(child.stdout, onStdout, undefined, unread.signal),
-    readLines(child.stderr, onStderr, undefined, unread.signal),
+    readLines(noted(child.stdout), onStdout, undefined, unread.signal),
+    readLines(noted(child.stderr), onStderr, undefined, unread.signal),
   ]);
+  const ended = output.then(() => true, () => true);
   return {
-    async finish(ms = OUTPUT_AFTER_EXIT_MS) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-      const ended = await Promise.race([output.then(() => true), late]);
-      clearTimeout(timer);
-      if (ended) return true;
+    async finish({ idleMs = 1000, maxMs = 5000 } = {}) {
+      const deadline = Date.now() + maxMs;
+      lastRead = Date.now();
+      while (true) {
+        const left = Math.min(idleMs - (Date.now() - lastRead), deadline - Date.now());
+        if (left <= 0) break;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const later = new Promise<false>((resolve) => (timer = setTimeout(resolve, left, false)));
+        const done = await Promise.race([ended, later]);
+        clearTimeout(timer);
+        if (done) return (await output, true);
+      }
       unread.abort();
       await output;
       return false;

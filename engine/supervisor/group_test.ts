@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readLines } from "./group.ts";
+import { readLines, readOutput } from "./group.ts";
 
 async function linesOf(chunks: string[], maxLength: number): Promise<string[]> {
   const encoder = new TextEncoder();
@@ -61,4 +61,46 @@ Deno.test("readLines() turns a 2 MB line into one entry, not a run of 16 KB piec
   assert.equal(lines.length, 2);
   assert.equal(lines[0], `${"A".repeat(16_384)} … [1,983,616 more characters cut]`);
   assert.equal(lines[1], "after");
+});
+
+/** A child's output as a test controls it: `chunks` lines, one every `everyMs`, then the end (or none). */
+function drip(chunks: number, everyMs: number, end: boolean) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let sent = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const next = () => {
+        if (sent === chunks) return end ? controller.close() : undefined;
+        controller.enqueue(new TextEncoder().encode(`line ${sent++}\n`));
+        timer = setTimeout(next, everyMs);
+      };
+      next();
+    },
+    cancel: () => clearTimeout(timer),
+  });
+  return { stream, stop: () => clearTimeout(timer) };
+}
+
+Deno.test("readOutput().finish() reads output still arriving after an exit, and stops at an idle or endless one", async () => {
+  const cases: [string, ReturnType<typeof drip>, boolean, (n: number) => boolean][] = [
+    // Draining what the exited process left takes longer than the idle time, in small pieces.
+    ["still arriving, then ending", drip(30, 50, true), true, (n) => n === 30],
+    ["held open, idle", drip(2, 10, false), false, (n) => n === 2],
+    ["held open, never idle", drip(1000, 50, false), false, (n) => n < 1000],
+  ];
+  for (const [name, out, ended, count] of cases) {
+    const lines: string[] = [];
+    const empty = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+    const output = readOutput(
+      { stdout: out.stream, stderr: empty },
+      (l) => lines.push(l),
+      () => {},
+    );
+    try {
+      assert.equal(await output.finish({ idleMs: 300, maxMs: 2000 }), ended, name);
+      assert.ok(count(lines.length), `${name}: ${lines.length} lines`);
+    } finally {
+      out.stop();
+    }
+  }
 });
