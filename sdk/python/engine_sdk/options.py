@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import random
 import socket
@@ -97,20 +98,24 @@ def to_options(options: InitOptions | Mapping[str, Any] | None) -> InitOptions:
             f"Invalid worker options: expected InitOptions or a dict, got {type(options).__name__}"
         )
     for name in _POSITIVE:
-        value = getattr(result, name)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-            raise ValueError(f'Invalid worker option "{name}": expected a positive number, got {value!r}')
-    if result.reconnect_initial_delay_ms < 0:
-        raise ValueError(
-            f'Invalid worker option "reconnect_initial_delay_ms": expected 0 or more, got {result.reconnect_initial_delay_ms!r}'
-        )
+        _check_number(result, name, "a positive number", lambda value: value > 0)
+    if not isinstance(result.max_handler_threads, int):
+        _check_number(result, "max_handler_threads", "a positive integer", lambda value: False)
+    _check_number(result, "reconnect_initial_delay_ms", "0 or more", lambda value: value >= 0)
+    # Checked here, not at the first failed connection attempt, whose TypeError stopped reconnecting.
+    _check_number(result, "reconnect_backoff_multiplier", "a number of 1 or more", lambda value: value >= 1)
+    _check_number(result, "reconnect_jitter", "a fraction from 0 to 1", lambda value: 0 <= value <= 1)
     if not isinstance(result.batch_frames, bool):
         raise ValueError(f'Invalid worker option "batch_frames": expected True or False, got {result.batch_frames!r}')
-    if not 0 <= result.reconnect_jitter <= 1:
-        raise ValueError(
-            f'Invalid worker option "reconnect_jitter": expected a fraction from 0 to 1, got {result.reconnect_jitter!r}'
-        )
     return result
+
+
+def _check_number(options: InitOptions, name: str, expected: str, valid: Callable[[float], bool]) -> None:
+    """Raises ``ValueError`` naming option ``name`` unless it is a number (not a bool, not NaN)
+    for which ``valid`` holds."""
+    value = getattr(options, name)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value) or not valid(value):
+        raise ValueError(f'Invalid worker option "{name}": expected {expected}, got {value!r}')
 
 
 # What a WHATWG URL parser (the TypeScript SDK's) trims around a URL: U+0000 to U+0020.

@@ -10,7 +10,7 @@ from unittest import mock
 
 import support
 from engine_sdk import DEFAULT_ENGINE_URL, InitOptions, register_worker
-from engine_sdk.options import resolve_url
+from engine_sdk.options import resolve_url, to_options
 
 
 class ConnectOptionsTest(support.WorkerTestCase):
@@ -120,6 +120,29 @@ class ConnectOptionsTest(support.WorkerTestCase):
             self.start_worker(engine.url, headers={"AUTHORIZATION": "Bearer third"})
         sent = sorted(engine.wait_connection(i).headers["authorization"] for i in (1, 2, 3))
         self.assertEqual(sent, ["Basic dXNlcjpwdw==", "Bearer explicit", "Bearer third"])
+    def test_numeric_options_that_are_not_numbers_are_refused_naming_the_option(self) -> None:
+        # reconnect_backoff_multiplier was not checked at all: "2" or None was accepted, then the
+        # first failed connection attempt raised TypeError in the background and the worker never
+        # connected nor reconnected, silently. The others raised a TypeError naming nothing.
+        cases = [
+            ("reconnect_backoff_multiplier", "2", "a number of 1 or more"),
+            ("reconnect_backoff_multiplier", None, "a number of 1 or more"),
+            ("reconnect_backoff_multiplier", float("nan"), "a number of 1 or more"),
+            ("reconnect_backoff_multiplier", 0.5, "a number of 1 or more"),
+            ("reconnect_jitter", "0.3", "a fraction from 0 to 1"),
+            ("reconnect_initial_delay_ms", "5", "0 or more"),
+            ("reconnect_initial_delay_ms", float("nan"), "0 or more"),
+            ("heartbeat_interval_ms", float("nan"), "a positive number"),
+            ("max_handler_threads", 2.5, "a positive integer"),
+        ]
+        for name, value, expected in cases:
+            with self.subTest(option=name, value=value):
+                with self.assertRaisesRegex(
+                    ValueError, f'^Invalid worker option "{name}": expected {expected}, got {value!r}$'
+                ):
+                    to_options({name: value})
+        self.assertEqual(to_options({"reconnect_backoff_multiplier": 1}).reconnect_backoff_multiplier, 1)
+
 
 if __name__ == "__main__":
     unittest.main()
