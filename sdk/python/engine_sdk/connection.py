@@ -260,8 +260,10 @@ class Connection:
 
     async def _keepalive(self, ws: WebSocket) -> None:
         loop = asyncio.get_running_loop()
-        interval = self._options.heartbeat_interval_ms / 1000
         idle = self._options.idle_timeout_ms / 1000
+        # A ping must go out well before the idle deadline, or a quiet connection to a live engine
+        # is dropped at every deadline (idle_timeout_ms set below the heartbeat's default).
+        interval = min(self._options.heartbeat_interval_ms / 1000, idle / 2)
         next_ping = loop.time() + interval
         while ws.open:
             now = loop.time()

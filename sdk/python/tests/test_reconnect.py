@@ -146,6 +146,17 @@ class ReconnectTest(support.WorkerTestCase):
         self.assertFalse(first.closed.is_set())
         self.assertEqual(len(engine.connections), 1)
 
+    def test_an_idle_deadline_below_the_heartbeat_interval_pings_in_time(self) -> None:
+        # Only idle_timeout_ms set (2 s here, with the 20 s default heartbeat): a quiet connection
+        # to a live engine was dropped and reopened every idle_timeout_ms, as no ping went out
+        # before the deadline to draw a pong.
+        engine = self.start_engine(auto_pong=True)
+        self.start_worker(engine.url, heartbeat_interval_ms=20_000, idle_timeout_ms=200)
+        first = engine.wait_connection(1)
+        support.wait_until(lambda: first.ping_count >= 5, "pings over more than twice the idle deadline")
+        self.assertFalse(first.closed.is_set())
+        self.assertEqual(len(engine.connections), 1)
+
     def test_a_worker_that_could_not_connect_says_so_in_its_log_once_it_connects(self) -> None:
         # With logging left unconfigured, as in most scripts: Python shows warnings and up only.
         engine = self.start_engine(listening=False)  # the port refuses connections, as with no engine
