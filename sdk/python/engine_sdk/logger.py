@@ -69,7 +69,7 @@ class Logger:
 
     def _emit(self, level: str, message: Any, data: Any) -> None:
         scope = current_scope()
-        payload: dict[str, Any] = {"message": message if isinstance(message, str) else str(message)}
+        payload: dict[str, Any] = {"message": message if isinstance(message, str) else _text(message)}
         if data is not None:
             payload["data"] = _jsonable(data)
         if scope is not None:

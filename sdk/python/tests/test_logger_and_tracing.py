@@ -107,6 +107,16 @@ class LoggerTest(support.WorkerTestCase):
             level, depth = level[0], depth + 1
         self.assertEqual((level, depth), ("[Nested too deeply]", 100))
 
+    def test_a_message_whose_str_raises_is_logged_by_its_type_name(self) -> None:
+        class Unprintable:
+            def __str__(self) -> str:
+                raise RuntimeError("no text")
+
+        worker, peer = self.connect()
+        Logger(worker=worker).info(Unprintable(), {"n": 1})  # type: ignore[arg-type]
+        frame = peer.next_of("invokefunction", "engine::log::info")
+        self.assertEqual(frame["data"]["message"], "<Unprintable>")
+
     def test_nan_and_infinities_in_data_are_logged_as_null(self) -> None:
         # As JSON.stringify writes them; the record used to be lost (JSON has no NaN).
         worker, peer = self.connect()
