@@ -64,6 +64,13 @@ class PendingCalls:
                     EngineError(code, message(pending.function_id), function_id=pending.function_id)
                 )
 
+    def forget(self, invocation_id: str) -> None:
+        """Drops a call its caller stopped waiting for (cancelled): a call still queued for the
+        next connection is then not sent, and a late result is ignored."""
+        pending = self._calls.pop(invocation_id, None)
+        if pending is not None:
+            pending.timer.cancel()
+
     def settle(self, frame: dict[str, Any]) -> bool:
         """Settles the call an ``invocationresult`` answers; False for an unknown id."""
         invocation_id = frame.get("invocation_id")

@@ -118,7 +118,11 @@ class Session:
         except ValueError:
             self._calls.settle({"invocation_id": invocation_id})
             raise
-        return await future
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._calls.forget(invocation_id)  # its caller gave up (asyncio.wait_for, a cancelled task)
+            raise
 
     # Lifecycle -------------------------------------------------------------
 

@@ -127,6 +127,26 @@ class TriggerTest(support.WorkerTestCase):
         # The refused call is not left waiting for its time-out.
         self.assertEqual(len(worker._session._calls), 0)  # noqa: SLF001
 
+    def test_a_call_its_caller_cancelled_while_disconnected_is_not_sent_later(self) -> None:
+        # asyncio.wait_for gave up on it, yet it stayed queued and ran on the engine once the
+        # worker connected (within its time-out): a side effect nobody waited for.
+        engine = self.start_engine(listening=False)
+        worker = self.start_worker(engine.url, invocation_timeout_ms=60_000)
+
+        async def give_up() -> None:
+            await asyncio.wait_for(worker.trigger_async({"function_id": "orders::charge", "payload": {}}), 0.1)
+
+        with self.assertRaises(asyncio.TimeoutError):
+            asyncio.run(give_up())
+        support.wait_until(lambda: len(worker._session._calls) == 0, "the cancelled call is forgotten")  # noqa: SLF001
+        engine.listen()
+        peer = engine.wait_connection()
+        worker.trigger({"function_id": "after::it", "payload": {}, "action": TriggerAction.void()})
+        called: list[str] = []
+        while not called or called[-1] != "after::it":
+            called.append(peer.next_of("invokefunction")["function_id"])
+        self.assertEqual(called, ["engine::workers::register", "after::it"])
+
     def test_text_goes_out_as_utf8_and_lone_surrogates_escaped(self) -> None:
         # As JSON.stringify writes it: "é" as its two UTF-8 bytes, not as the six of "\\u00e9"
         # (10 MB of accented text would be 30 MB on the wire, over the engine's frame limit).
