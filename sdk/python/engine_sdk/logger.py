@@ -153,4 +153,9 @@ def _print(level: str, payload: dict[str, Any]) -> None:
     if "data" in payload:
         line += " " + json.dumps(payload["data"])
     stream = sys.stderr if level in ("warn", "error") else sys.stdout
-    print(line, file=stream, flush=True)
+    try:
+        print(line, file=stream, flush=True)
+    except UnicodeEncodeError:
+        # A lone surrogate, or text beyond an ASCII terminal's reach: escaped rather than raised.
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        print(line.encode(encoding, "backslashreplace").decode(encoding), file=stream, flush=True)

@@ -117,6 +117,19 @@ class LoggerTest(support.WorkerTestCase):
         frame = peer.next_of("invokefunction", "engine::log::info")
         self.assertEqual(frame["data"]["message"], "<Unprintable>")
 
+    def test_a_printed_record_with_text_its_stream_cannot_encode_is_escaped_instead_of_raising(self) -> None:
+        # With no worker running the record is printed: a lone surrogate (or "é" on an ASCII
+        # terminal) raised UnicodeEncodeError out of the log call.
+        cases = [("utf-8", "a\ud800b", "[INFO] a\\ud800b\n"), ("ascii", "café", "[INFO] caf\\xe9\n")]
+        for encoding, message, printed in cases:
+            with self.subTest(encoding=encoding):
+                raw = io.BytesIO()
+                out = io.TextIOWrapper(raw, encoding=encoding, errors="strict")
+                with contextlib.redirect_stdout(out):
+                    Logger().info(message)
+                out.flush()
+                self.assertEqual(raw.getvalue().decode(encoding), printed)
+
     def test_nan_and_infinities_in_data_are_logged_as_null(self) -> None:
         # As JSON.stringify writes them; the record used to be lost (JSON has no NaN).
         worker, peer = self.connect()
