@@ -207,9 +207,11 @@ export class Connection {
   #startHeartbeat(): void {
     const { heartbeatIntervalMs, idleTimeoutMs } = this.#settings;
     this.#lastInbound = Date.now();
+    // A quiet engine answers only pings: one goes out at least every half of the idle deadline,
+    // or a deadline below the heartbeat would drop a live connection each time it ran out.
     this.#pingTimer = setInterval(() => {
       if (this.isOpen) this.#ws!.ping();
-    }, heartbeatIntervalMs);
+    }, Math.min(heartbeatIntervalMs, Math.max(1, Math.floor(idleTimeoutMs / 2))));
     const checkIdle = () => {
       const idle = Date.now() - this.#lastInbound;
       if (idle < idleTimeoutMs) {

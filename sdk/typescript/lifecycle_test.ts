@@ -142,6 +142,29 @@ Deno.test("the worker pings, and drops and reopens a connection that stays silen
   }
 });
 
+Deno.test("an idle deadline below the heartbeat interval keeps a quiet, live connection", async () => {
+  const engine = new ScriptedEngine(); // answers pings (Deno's server does), sends nothing else
+  const worker = registerWorker(engine.url, {
+    ...FAST,
+    heartbeatIntervalMs: 20_000,
+    idleTimeoutMs: 100,
+  });
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.push(args.join(" "));
+  try {
+    await worker.ready();
+    // Five idle deadlines: without a ping before each, every one dropped the connection.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(engine.connections.length, 1);
+    assert.deepEqual(warnings, []);
+  } finally {
+    console.warn = warn;
+    await worker.shutdown();
+    await engine.close();
+  }
+});
+
 Deno.test("shutdown() closes with 1000 and rejects pending calls with code shutdown", async () => {
   const engine = new ScriptedEngine();
   const worker = registerWorker(engine.url, FAST);

@@ -1133,7 +1133,7 @@ var Connection = class {
     this.#lastInbound = Date.now();
     this.#pingTimer = setInterval(() => {
       if (this.isOpen) this.#ws.ping();
-    }, heartbeatIntervalMs);
+    }, Math.min(heartbeatIntervalMs, Math.max(1, Math.floor(idleTimeoutMs / 2))));
     const checkIdle = () => {
       const idle = Date.now() - this.#lastInbound;
       if (idle < idleTimeoutMs) {
