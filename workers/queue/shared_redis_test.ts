@@ -225,7 +225,8 @@ Deno.test("engines with different settings for one queue: the engine that delive
     let page: Page | undefined;
     await eventually(async () => {
       page = await producerA.call("engine::queue::dead_letters", { queue: "mixed" }) as Page;
-      return page.total === 1;
+      // The count and the page are read side by side, not as one snapshot: wait for both.
+      return page.total === 1 && page.dead_letters.length === 1;
     }, "the dead letter listed on engine A");
     assert.deepEqual(page!.dead_letters.map((d) => [d.id, d.attempts]), [[id, 3]]);
     // Each engine lists the queue with its own settings.
