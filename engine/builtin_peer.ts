@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { mayHoldLongIntegers, parseExact } from "./protocol/exact_json.ts";
+import { exactlyParsed } from "./protocol/exact_json.ts";
 import {
   CallError,
   type CallOptions,
@@ -76,9 +76,7 @@ export class BuiltinPeer implements Peer {
     // Run on a later microtask so a handler never re-enters the caller's stack.
     // A payload that came as text keeps its integers beyond 2^53 exact (the frame's own parse
     // rounded them), so a built-in worker stores and answers them as they were written.
-    const data = call.dataText !== undefined && mayHoldLongIntegers(call.dataText)
-      ? parseExact(call.dataText)
-      : call.data;
+    const data = call.dataText === undefined ? call.data : exactlyParsed(call.dataText, call.data);
     Promise.resolve().then(() => handler(data, ctx)).then(
       (result) => this.#engine.settle(call.invocationId, workerId, { ok: true, result }),
       (e) => this.#engine.settle(call.invocationId, workerId, { ok: false, error: errorOf(e) }),

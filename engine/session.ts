@@ -11,7 +11,7 @@ import type { OutgoingCall, Peer } from "./peer.ts";
 import type { InboundFrame, InvokeFunctionFrame, OutboundFrame } from "./protocol/frames.ts";
 import { callOfText, parseFrame, type RefusedCall } from "./protocol/parse.ts";
 import { ErrorCode, toErrorBody } from "./protocol/errors.ts";
-import { mayHoldLongIntegers, parseExact } from "./protocol/exact_json.ts";
+import { exactlyParsed } from "./protocol/exact_json.ts";
 import { checkFunctionId } from "./protocol/ids.ts";
 import { enqueue } from "./enqueue.ts";
 import { memberText } from "./protocol/member_text.ts";
@@ -275,10 +275,8 @@ export class WebSocketSession implements Peer {
     const functionId = f.function_id;
     if (f.action?.type === "enqueue") {
       // The queue keeps the payload as JSON text: its integers beyond 2^53 go in as written.
-      if (mayHoldLongIntegers(text)) {
-        const dataText = memberText(text, "data");
-        if (dataText !== undefined) req.data = parseExact(dataText);
-      }
+      const dataText = memberText(text, "data");
+      if (dataText !== undefined) req.data = exactlyParsed(dataText, req.data);
       enqueue(
         engine,
         req,

@@ -42,9 +42,21 @@ export function parseExact(text: string): unknown {
   return LONG_DIGITS.test(text) ? JSON.parse(text, keepIntegers) : JSON.parse(text);
 }
 
-/** Whether `text` may hold an integer {@linkcode parseExact} would keep (`parsed` may then differ). */
-export function mayHoldLongIntegers(text: string): boolean {
-  return LONG_DIGITS.test(text);
+/**
+ * `parsed`, the value `JSON.parse(text)` made, or `text` parsed again with its
+ * integers beyond 2^53 kept (see {@linkcode parseExact}) when it may hold one:
+ * for a value parsed already, one scan of its text and no second parse in the
+ * usual case.
+ *
+ * @example
+ * ```ts
+ * import { exactlyParsed } from "./exact_json.ts";
+ * const text = '{"id": 12345678901234567890}';
+ * console.log(JSON.stringify(exactlyParsed(text, JSON.parse(text)))); // {"id":12345678901234567890}
+ * ```
+ */
+export function exactlyParsed(text: string, parsed: unknown): unknown {
+  return LONG_DIGITS.test(text) ? JSON.parse(text, keepIntegers) : parsed;
 }
 
 function keepIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { exactInteger, isRawInteger, parseExact } from "./exact_json.ts";
+import { exactInteger, exactlyParsed, isRawInteger, parseExact } from "./exact_json.ts";
 
 Deno.test("parseExact() keeps integers beyond 2^53 digit for digit, and nothing else changes", () => {
   const cases: [string, string][] = [
@@ -28,4 +28,12 @@ Deno.test("exactInteger() is a number while a double holds it, a raw integer bey
   const big = exactInteger(2n ** 64n);
   assert.ok(isRawInteger(big));
   assert.equal(JSON.stringify({ big }), '{"big":18446744073709551616}');
+});
+
+Deno.test("exactlyParsed() keeps a value parsed already unless its text holds a long integer", () => {
+  const plain = '{"n":1,"s":"x"}';
+  const parsed = JSON.parse(plain);
+  assert.equal(exactlyParsed(plain, parsed), parsed);
+  const long = '{"id":9007199254740993}';
+  assert.equal(JSON.stringify(exactlyParsed(long, JSON.parse(long))), long);
 });
