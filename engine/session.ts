@@ -285,6 +285,11 @@ export class WebSocketSession implements Peer {
       );
       return;
     }
+    // The payload goes on as the text it came in (not for the enqueue above, which wraps it in a
+    // message of its own): no second JSON.stringify of it, and nothing of it changes on the way,
+    // such as integers beyond 2^53, which a JavaScript number would round.
+    const dataText = memberText(text, "data");
+    if (dataText !== undefined) req.dataText = dataText;
     if (callerId === undefined || f.action?.type === "void") {
       // No one waits for the outcome: a failure is logged, or it would go unnoticed.
       engine.invoke(req, (o) => {
@@ -296,11 +301,6 @@ export class WebSocketSession implements Peer {
       });
       return;
     }
-    // The payload goes on as the text it came in (not for the enqueue above, which wraps it in a
-    // message of its own): no second JSON.stringify of it, and nothing of it changes on the way,
-    // such as integers beyond 2^53, which a JavaScript number would round.
-    const dataText = memberText(text, "data");
-    if (dataText !== undefined) req.dataText = dataText;
     engine.invoke(req, (o) => this.#result(callerId, functionId, o));
   }
 
