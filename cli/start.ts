@@ -27,6 +27,7 @@ import { callerDir, resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
 import type { Io } from "./trigger.ts";
 import { stopSignal } from "./signals.ts";
+import { type EngineFault, faultDetail, type FaultHandler, installFaultHandler } from "./faults.ts";
 
 export function parseStartArgs(args: string[]): { config: string } {
   const { values } = parseCommandArgs("start", {
@@ -54,20 +55,27 @@ export async function start(args: string[], io: Io): Promise<number> {
   // Listening comes first: a SIGINT or SIGTERM during start-up stops what has started, as after a
   // run (exit 0), where Deno's default action killed the engine half started (exit 130 or 143).
   const done = new AbortController();
+  // An engine bug nobody catches (a rejection nobody awaits) fails the start-up, and once the
+  // engine serves it is logged and counted instead of ending the process (cli/faults.ts).
+  const faults = installFaultHandler();
   try {
-    return await startAndRun(configArg, io, stopSignal(done.signal));
+    return await startAndRun(configArg, io, stopSignal(done.signal), faults);
   } finally {
     done.abort();
+    faults.remove();
   }
 }
 
 /** Returned by {@link untilSignal} when a stop signal came first. */
 const SIGNALLED = Symbol("signalled");
 
+/** Why start-up stops early: a stop signal, or an engine bug nobody caught. */
+type StopCause = Deno.Signal | EngineFault;
+
 /** `step`'s value, or {@link SIGNALLED} when a stop signal comes first (`step` is not waited for). */
 function untilSignal<T>(
   step: Promise<T>,
-  signalled: Promise<Deno.Signal>,
+  signalled: Promise<StopCause>,
 ): Promise<T | typeof SIGNALLED> {
   return Promise.race([step, signalled.then((): typeof SIGNALLED => SIGNALLED)]);
 }
@@ -75,10 +83,12 @@ function untilSignal<T>(
 async function startAndRun(
   configArg: string,
   io: Io,
-  signalled: Promise<Deno.Signal>,
+  stopSignalled: Promise<Deno.Signal>,
+  faults: FaultHandler,
 ): Promise<number> {
-  let received: Deno.Signal | undefined;
-  signalled.then((signal) => received = signal);
+  const signalled: Promise<StopCause> = Promise.race([stopSignalled, faults.duringStartUp]);
+  let received: StopCause | undefined;
+  signalled.then((cause) => received = cause);
   let transport: TransportName;
   try {
     transport = parseTransport(Deno.env.get(TRANSPORT_VARIABLE));
@@ -165,10 +175,12 @@ async function startAndRun(
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
   if (received) return shutDown(received, io, engine, supervision);
+  const log = engine.logs.logger({ source: "engine" });
+  faults.serving((message) => log.error(message));
   // For the CLI, whose view of the port may differ (ENGINE_PORT, port 0): cli/engine_record.ts.
   // Not awaited: the signal handlers come first.
   const recorded = writeEngineRecord(file, `ws://${dialableHost(engine.hostname)}:${engine.port}`);
-  const code = await shutDown(await signalled, io, engine, supervision);
+  const code = await shutDown(await stopSignalled, io, engine, supervision);
   await (await recorded)();
   return code;
 }
@@ -180,17 +192,21 @@ async function entryPlace(file: string, name: string): Promise<string> {
 }
 
 /**
- * Stops, after `signal`, what has started: the built-in workers (one still starting is not waited
- * for), the local workers, then the engine. 0, as a signal is how the engine is meant to stop.
+ * Stops, after `cause`, what has started: the built-in workers (one still starting is not waited
+ * for), the local workers, then the engine. 0 after a signal, as a signal is how the engine is
+ * meant to stop; 1 after an engine bug during start-up.
  */
 async function shutDown(
-  signal: Deno.Signal,
+  cause: StopCause,
   io: Io,
   engine?: RunningEngine,
   supervision?: Supervision,
 ): Promise<number> {
-  io.out(`Received ${signal}: shutting down`);
-  if (!engine) return 0;
+  const fault = typeof cause === "string" ? undefined : cause;
+  if (fault) io.err(`Error: Engine bug during start-up, stopping: ${faultDetail(fault)}`);
+  else io.out(`Received ${cause}: shutting down`);
+  const code = fault ? 1 : 0;
+  if (!engine) return code;
   // Built-in workers first: engine-http lets the requests in progress finish while the workers
   // that answer them still run. Then the local workers, then the engine.
   for (const name of engine.builtinNames().reverse()) {
@@ -201,5 +217,5 @@ async function shutDown(
   await supervision?.stop();
   await engine.stop();
   io.out("Engine stopped");
-  return 0;
+  return code;
 }
