@@ -71,6 +71,7 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
   const reload = () => reloading = reloading.then(reloadNow);
   const reloadNow = async () => {
     clearTimeout(retry);
+    if (stopped) return;
     try {
       if (await reloader.reload() !== "unread") return void (retryMs = 0);
       retryMs = Math.min(retryMs === 0 ? 1000 : retryMs * 2, 30_000);
@@ -81,6 +82,9 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
     }
   };
   const watcher = watchConfigFile(file, reload);
+  // The engine read the file before it started its built-in workers, which may take a while: an
+  // edit made since then came before the watcher, and is read now.
+  reload();
   return {
     supervisor,
     reloader,
@@ -88,6 +92,9 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
       stopped = true;
       clearTimeout(retry);
       await watcher.close();
+      // A reload under way (the first one, a retry) ends before the workers stop: else it could
+      // start one after they did.
+      await reloading;
       await supervisor.stop();
     },
   };
