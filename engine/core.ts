@@ -370,6 +370,13 @@ export class Engine {
     const previous = this.triggers.type(id);
     if (previous && previous.owner !== conn.id) {
       this.log.warn(`Trigger type "${id}" is now provided by worker "${conn.name}"`);
+      // The triggers move to the new provider: the old one lets go of those it holds, or they
+      // would fire from both, and on after their workers unregistered them (only the provider
+      // of the moment is told of that).
+      const old = this.workers.get(previous.owner)?.peer;
+      for (const t of this.triggers.ofType(id)) {
+        if (t.status === "active") old?.unregisterTrigger(binding(t));
+      }
     }
     const waiting = this.triggers.addType(id, description, conn.id);
     for (const t of waiting) this.#activate(t);
@@ -462,8 +469,12 @@ export class Engine {
         return;
       }
       // The answer of a provider that has left since (its connection's end answers for it):
-      // the trigger waits for the next provider, which decides afresh.
-      if (this.#providerOf(record) !== provider) return;
+      // the trigger waits for the next provider, which decides afresh. One that is no longer the
+      // type's provider (another worker took the type over) lets go of a trigger it accepted.
+      if (this.#providerOf(record) !== provider) {
+        if (!refusal) provider.unregisterTrigger(b);
+        return;
+      }
       if (refusal) {
         record.status = "failed";
         record.error = refusal.message;
