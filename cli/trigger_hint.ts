@@ -1,7 +1,8 @@
 /**
  * What `engine trigger` adds when the function it called is not found: the
- * registered id it is a typo of, a local worker that is still starting or
- * has crashed, or where the list of functions is.
+ * registered id it is a typo of, the built-in worker that provides it, a
+ * local worker that is still starting or has crashed, or where the list of
+ * functions is.
  *
  * @module
  */
@@ -10,6 +11,12 @@ import type { EngineClient } from "./engine_url.ts";
 import { closest } from "../engine/suggest.ts";
 
 const LIST = '"engine trigger --function-id=engine::functions::list" lists the functions';
+
+/** The namespaces of the built-in workers' functions, and the worker providing each. */
+const BUILTIN_NAMESPACES: readonly [prefix: string, worker: string][] = [
+  ["engine::queue::", "engine-queue"],
+  ["state::", "engine-state"],
+];
 
 /** A local worker as `engine::supervisor::list` shows it (the fields read here). */
 interface Supervised {
@@ -26,7 +33,21 @@ export async function notFoundHint(client: EngineClient, functionId: string): Pr
   );
   const meant = ids && closest(functionId, ids.functions.map((f) => f.function_id));
   if (meant) return `Did you mean "${meant}"? (${LIST})`;
-  const supervised = await ask<{ workers: Supervised[] }>(client, "engine::supervisor::list");
+  const supervised = await ask<{ workers: Supervised[]; failed_builtins?: { name: string }[] }>(
+    client,
+    "engine::supervisor::list",
+  );
+  const builtin = BUILTIN_NAMESPACES.find(([prefix]) => functionId.startsWith(prefix));
+  if (builtin) {
+    const [prefix, worker] = builtin;
+    const named = `"${functionId}" is a function of the built-in worker "${worker}"`;
+    if (supervised?.failed_builtins?.some((f) => f.name === worker)) {
+      return `${named}, which could not start: "engine worker list" shows why`;
+    }
+    if (ids && !ids.functions.some((f) => f.function_id.startsWith(prefix))) {
+      return `${named}, which this engine does not run: add it with "engine worker add ${worker}"`;
+    }
+  }
   const waiting = supervised?.workers.filter((w) => w.status !== "stopped" && !w.connected) ?? [];
   const crashed = waiting.filter((w) => w.status === "crashed").map((w) => `"${w.name}"`);
   const starting = waiting.filter((w) => w.status !== "crashed").map((w) => `"${w.name}"`);
