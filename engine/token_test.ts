@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { bearerToken, exposedWithoutToken, sameToken } from "./token.ts";
+import { bearerToken, exposedWithoutToken, sameToken, tokenProblem } from "./token.ts";
 
 Deno.test("exposedWithoutToken() requires a non-empty token beyond loopback", () => {
   const cases: [string, string | undefined, boolean][] = [
@@ -43,4 +43,23 @@ Deno.test("bearerToken() reads the token of a Bearer header, and nothing else", 
     [undefined, ""],
   ];
   for (const [header, token] of cases) assert.equal(bearerToken(header), token, String(header));
+});
+
+Deno.test("tokenProblem() refuses a token every client would not send alike", () => {
+  const cases: [string, string | undefined][] = [
+    ["s3cr3t", undefined],
+    ["a: b #c ~!\"'{}", undefined],
+    ["pässwort", "Invalid token: character 2 (U+00E4) is not printable ASCII"],
+    ["ab€", "Invalid token: character 3 (U+20AC) is not printable ASCII"],
+    ["a\tb", "Invalid token: character 2 (U+0009) is not printable ASCII"],
+    ["a\x7f", "Invalid token: character 2 (U+007F) is not printable ASCII"],
+    [" x", "Invalid token: it starts or ends with a space"],
+    ["x ", "Invalid token: it starts or ends with a space"],
+  ];
+  for (const [token, problem] of cases) {
+    const found = tokenProblem(token);
+    if (problem === undefined) assert.equal(found, undefined, JSON.stringify(token));
+    else assert.ok(found?.startsWith(problem), `${JSON.stringify(token)}: ${found}`);
+    assert.ok(!found?.includes(token), "the token is not repeated");
+  }
 });

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { exposedWithoutToken } from "../token.ts";
+import { exposedWithoutToken, tokenProblem } from "../token.ts";
 import type { EngineConfig } from "./schema.ts";
 
 /** Environment variable holding the token workers must present. */
@@ -34,6 +34,18 @@ export function applyTokens(
   if (engineToken !== undefined) config.auth.token = engineToken;
   const consoleToken = config.console.token ?? (env(CONSOLE_TOKEN_ENV) || undefined);
   if (consoleToken !== undefined) config.console.token = consoleToken;
+  // A token of the file was checked with the file; one from the environment is checked here.
+  for (
+    const [variable, token, path] of [
+      [ENGINE_TOKEN_ENV, engineToken, ["auth", "token"]],
+      [CONSOLE_TOKEN_ENV, consoleToken, ["console", "token"]],
+    ] as const
+  ) {
+    const problem = token === undefined ? undefined : tokenProblem(token);
+    if (problem !== undefined) {
+      return { path: [...path], problem: `Environment variable ${variable}: ${problem}` };
+    }
+  }
   if (exposedWithoutToken(config.host, engineToken)) {
     return {
       path: ["host"],

@@ -390,6 +390,48 @@ Deno.test("parseConfig() takes a variable's value as text: it is not cut at '#' 
   });
 });
 
+Deno.test("parseConfig() refuses a token that is not printable ASCII, naming where it comes from", async (t) => {
+  const ascii = "is not printable ASCII";
+  const cases: [string, string, Record<string, string>, string][] = [
+    [
+      "auth.token in the file",
+      "port: 1\nauth:\n  token: pässwort\n",
+      {},
+      `${FILE}:3:10: auth.token: Invalid token: character 2 (U+00E4) ${ascii}`,
+    ],
+    [
+      "console.token in the file",
+      'console:\n  token: "€uro"\n',
+      {},
+      `${FILE}:2:10: console.token: Invalid token: character 1 (U+20AC) ${ascii}`,
+    ],
+    [
+      "a token from a variable of the file",
+      "auth: { token: ${T} }\n",
+      { T: "x€" },
+      `${FILE}:1:16: auth.token: Invalid token: character 2 (U+20AC) ${ascii}`,
+    ],
+    [
+      "ENGINE_TOKEN",
+      "workers: []\n",
+      { ENGINE_TOKEN: "ü" },
+      `${FILE}:1:1: auth.token: Environment variable ENGINE_TOKEN: Invalid token: character 1 (U+00FC) ${ascii}`,
+    ],
+    [
+      "ENGINE_CONSOLE_TOKEN",
+      "workers: []\n",
+      { ENGINE_CONSOLE_TOKEN: "a b " },
+      `${FILE}:1:1: console.token: Environment variable ENGINE_CONSOLE_TOKEN: Invalid token: it starts or ends with a space`,
+    ],
+  ];
+  for (const [name, text, env, message] of cases) {
+    await t.step(name, () => {
+      const error = errorOf(text, env);
+      assert.ok(error.message.startsWith(message), error.message);
+    });
+  }
+});
+
 Deno.test("parseConfig() lets a loopback or disabled console run without a token", async (t) => {
   for (
     const console of [

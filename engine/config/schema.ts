@@ -9,6 +9,7 @@
 
 import { z } from "zod";
 import { checkFunctionId } from "../protocol/ids.ts";
+import { tokenProblem } from "../token.ts";
 
 /** The engine's WebSocket port when the config file names none. */
 export const DEFAULT_PORT = 49134;
@@ -29,6 +30,12 @@ export function isValidWorkerName(name: string): boolean {
 }
 
 const Port = z.number().int().min(0).max(65535);
+
+/** A bearer token: printable ASCII, as every client sends it alike ({@linkcode tokenProblem}). */
+const Token = z.string().min(1).superRefine((token, ctx) => {
+  const problem = tokenProblem(token);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+});
 
 /** One entry of `workers`: a built-in (by name) or a local worker (with a `path`). */
 export const WorkerEntry = z.strictObject({
@@ -59,12 +66,12 @@ export const ConsoleConfig = z.strictObject({
   port: Port.default(3113),
   enabled: z.boolean().default(true),
   /** Required when `host` is not a loopback address (or `ENGINE_CONSOLE_TOKEN`). */
-  token: z.string().min(1).optional(),
+  token: Token.optional(),
 });
 
 export const AuthConfig = z.strictObject({
   /** When set (or `ENGINE_TOKEN`), a worker must present it to connect. */
-  token: z.string().min(1).optional(),
+  token: Token.optional(),
 });
 
 /** The whole config file. */
