@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { memberText } from "./member_text.ts";
 
 /** An integer kept as its JSON text (a frozen object `JSON.stringify` writes as that text). */
 export interface RawInteger {
@@ -57,6 +58,28 @@ export function parseExact(text: string): unknown {
  */
 export function exactlyParsed(text: string, parsed: unknown): unknown {
   return LONG_DIGITS.test(text) ? JSON.parse(text, keepIntegers) : parsed;
+}
+
+/**
+ * `parsed`, the value `JSON.parse(text)[key]` holds, or that member's text
+ * parsed again with its integers beyond 2^53 kept (see
+ * {@linkcode parseExact}) when it may hold one: for a payload inside a
+ * frame parsed already (`text`, a whole frame), one scan of the frame's text
+ * and no second parse in the usual case. `text` must be JSON that
+ * `JSON.parse` accepted as an object.
+ *
+ * @example
+ * ```ts
+ * import { exactlyParsedMember } from "./exact_json.ts";
+ * const frame = '{"type":"invocationresult","result":{"id":12345678901234567890}}';
+ * const result = exactlyParsedMember(frame, "result", JSON.parse(frame).result);
+ * console.log(JSON.stringify(result)); // {"id":12345678901234567890}
+ * ```
+ */
+export function exactlyParsedMember(text: string, key: string, parsed: unknown): unknown {
+  if (!LONG_DIGITS.test(text)) return parsed;
+  const member = memberText(text, key);
+  return member === undefined ? parsed : exactlyParsed(member, parsed);
 }
 
 function keepIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {

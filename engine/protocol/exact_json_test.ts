@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { exactInteger, exactlyParsed, isRawInteger, parseExact } from "./exact_json.ts";
+import {
+  exactInteger,
+  exactlyParsed,
+  exactlyParsedMember,
+  isRawInteger,
+  parseExact,
+} from "./exact_json.ts";
 
 Deno.test("parseExact() keeps integers beyond 2^53 digit for digit, and nothing else changes", () => {
   const cases: [string, string][] = [
@@ -36,4 +42,25 @@ Deno.test("exactlyParsed() keeps a value parsed already unless its text holds a 
   assert.equal(exactlyParsed(plain, parsed), parsed);
   const long = '{"id":9007199254740993}';
   assert.equal(JSON.stringify(exactlyParsed(long, JSON.parse(long))), long);
+});
+
+Deno.test("exactlyParsedMember() keeps a member parsed already unless the frame holds a long integer", () => {
+  const plain = '{"type":"invocationresult","invocation_id":"i1","result":{"n":1}}';
+  const parsed = JSON.parse(plain).result;
+  assert.equal(exactlyParsedMember(plain, "result", parsed), parsed);
+  const cases: [string, string][] = [
+    ['{"type":"invocationresult","result":{"id":9007199254740993}}', '{"id":9007199254740993}'],
+    ['{"result":[12345678901234567890],"traceparent":"00-1"}', "[12345678901234567890]"],
+    // Digits elsewhere in the frame: the member, parsed again, is the same value.
+    ['{"function_id":"f::1234567890123456789","result":{"n":1}}', '{"n":1}'],
+  ];
+  for (const [frame, written] of cases) {
+    const value = exactlyParsedMember(frame, "result", JSON.parse(frame).result);
+    assert.equal(JSON.stringify(value), written, frame);
+  }
+  // No such member: the value given.
+  assert.equal(
+    exactlyParsedMember('{"other":12345678901234567890}', "result", undefined),
+    undefined,
+  );
 });
