@@ -4,7 +4,7 @@
  *
  * | Content type | `body` |
  * |---|---|
- * | `application/json`, `application/*+json` (any case, any parameters) | the parsed value; malformed JSON is a 400 |
+ * | `application/json`, `application/*+json` (any case, any parameters) | the parsed value, integers beyond 2^53 kept exact; malformed JSON is a 400 |
  * | `text/*` | a string (decoded by its `charset`, UTF-8 by default) |
  * | `application/x-www-form-urlencoded` | an object, last value wins for a repeated name |
  * | anything else, or none | `{content_type, base64}` |
@@ -13,6 +13,7 @@
  * @module
  */
 import { deeperThan } from "../../engine/protocol/depth.ts";
+import { exactlyParsed } from "../../engine/protocol/exact_json.ts";
 import { Code, HttpError } from "./errors.ts";
 import { describeJsonError } from "./json_error.ts";
 
@@ -120,7 +121,9 @@ export function parseBody(bytes: Uint8Array, contentType: string | null): unknow
         `Request body is JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
       );
     }
-    return value;
+    // Integers beyond 2^53 (64-bit ids) as written, not rounded: a second parse only for a text
+    // with 16 digits in a row. After the depth check, which counts a kept integer as a level.
+    return exactlyParsed(text, value);
   }
   if (type.startsWith("text/")) return decode(bytes, charset);
   if (type === "application/x-www-form-urlencoded") {

@@ -130,3 +130,40 @@ Deno.test("parseBody() refuses JSON nested deeper than 500 levels", () => {
     );
   }
 });
+
+Deno.test("parseBody() keeps integers beyond 2^53 in a JSON body digit for digit", () => {
+  const cases: [string, string][] = [
+    ["application/json", '{"id":123456789012345678901,"snowflake":9007199254740993,"f":1.5}'],
+    ["application/merge-patch+json", "[9007199254740993,-9223372036854775809,7]"],
+    ["application/json", '{"s":"12345678901234567890","n":9007199254740991}'],
+  ];
+  for (const [type, text] of cases) {
+    assert.equal(JSON.stringify(parseBody(bytes(text), type)), text, text);
+  }
+  // Other bodies carry digits as text, as before.
+  assert.deepEqual(
+    parseBody(bytes("id=123456789012345678901"), "application/x-www-form-urlencoded"),
+    { id: "123456789012345678901" },
+  );
+  assert.equal(parseBody(bytes("9007199254740993"), "text/plain"), "9007199254740993");
+});
+
+Deno.test("parseBody() with a long integer: the same depth limit, the same 400 for malformed JSON", () => {
+  const long = "123456789012345678901";
+  const nested = (depth: number) => bytes("[".repeat(depth) + long + "]".repeat(depth));
+  assert.equal(
+    JSON.stringify(parseBody(nested(500), "application/json")),
+    "[".repeat(500) + long + "]".repeat(500),
+  );
+  assert.throws(
+    () => parseBody(nested(501), "application/json"),
+    (e) =>
+      e instanceof HttpError && e.message === "Request body is JSON nested deeper than 500 levels",
+  );
+  assert.throws(
+    () => parseBody(bytes(`{"id": ${long},\n  "b": }`), "application/json"),
+    (e) =>
+      e instanceof HttpError && e.status === 400 &&
+      e.message === 'Request body is not valid JSON: unexpected "}" at line 2, column 8',
+  );
+});
