@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { exactlyParsed } from "./protocol/exact_json.ts";
+import { exactlyParsed, exactlyParsedMember } from "./protocol/exact_json.ts";
 import {
   CallError,
   type CallOptions,
@@ -172,8 +172,15 @@ export class BuiltinPeer implements Peer {
         let stoppable: Set<string> | undefined;
         const id = engine.invoke(request, (o) => {
           stoppable?.delete(id!);
-          if (o.ok) resolve(o.result);
-          else reject(new CallError(o.error));
+          // A worker's result came as text: its integers beyond 2^53 stay exact (the frame's own
+          // parse rounded them), so engine-http answers a client with the digits as written.
+          if (o.ok) {
+            resolve(
+              o.frameText === undefined
+                ? o.result
+                : exactlyParsedMember(o.frameText, "result", o.result),
+            );
+          } else reject(new CallError(o.error));
         });
         if (id && signal) (stoppable = this.#stoppedBy(signal)).add(id);
       });
