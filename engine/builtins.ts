@@ -178,14 +178,16 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
     // Counts the calls doing work: not this one, nor internal ones (logging, listeners).
     fn("engine::invocations::stats", anyObject, (_input, ctx) => {
       const { byFunction, byTarget } = busy(ctx.invocationId);
-      const perWorker: Record<string, number> = {};
+      // By name in a Map: in a plain object, a worker named "constructor" read Object itself and
+      // one named "__proto__" set nothing. Object.fromEntries makes each name an own property.
+      const perWorker = new Map<string, number>();
       for (const [target, n] of byTarget) {
-        perWorker[nameOf(target)] = (perWorker[nameOf(target)] ?? 0) + n;
+        perWorker.set(nameOf(target), (perWorker.get(nameOf(target)) ?? 0) + n);
       }
       return {
         in_flight: [...byFunction.values()].reduce((a, b) => a + b, 0),
         per_function: Object.fromEntries(byFunction),
-        per_worker: perWorker,
+        per_worker: Object.fromEntries(perWorker),
       };
     }),
     fn(
