@@ -74,6 +74,18 @@ function expandHome(path: string): string {
 /** The config file as read and validated at the start of the command. */
 type ReadConfig = Extract<ConfigFile, { ok: true }>;
 
+/**
+ * For `engine worker add math-worker`, the name of a local worker already in
+ * the config rather than its folder: where that worker's folder is.
+ */
+function entryHint(name: string, read: ReadConfig, file: string): string | undefined {
+  const path = read.config.workers.find((w) => w.name === name)?.path;
+  const found = findWorkerEntry(read.text, name);
+  if (path === undefined || found === undefined) return undefined;
+  return `: "${name}" is in ${file} (line ${found.line}) with path ${path}: give the folder, ` +
+    `as in "engine worker add ${path} --force" to restart it`;
+}
+
 async function addLocal(
   folder: string,
   read: ReadConfig,
@@ -90,7 +102,8 @@ async function addLocal(
     if (message.startsWith("No folder")) {
       const typo = didYouMean(basename(folder), Object.keys(BUILTIN_WORKERS));
       const builtins = Object.keys(BUILTIN_WORKERS).map((n) => `"${n}"`).join(", ");
-      hint = typo || ` (built-in workers: ${builtins})`;
+      hint = typo || entryHint(basename(folder), read, file) ||
+        ` (built-in workers: ${builtins})`;
     }
     io.err(`Error: ${message}${hint}`);
     return 1;
