@@ -364,10 +364,26 @@ export class Engine {
 
   // ---- trigger types and triggers ----------------------------------------
 
-  registerTriggerType(conn: WorkerConn, id: string, description: string): void {
+  /**
+   * Adds or replaces the provider of trigger type `id`. A type a built-in
+   * worker provides (`http`, `state`) is refused to a worker: its triggers
+   * (every HTTP route) would move to that worker, and once it left, the type
+   * would be gone until the built-in worker restarted.
+   */
+  registerTriggerType(conn: WorkerConn, id: string, description: string): ErrorBody | undefined {
     // A connection already gone (replaced by a reattach, say) registers nothing: no one would remove it.
-    if (!this.workers.has(conn.id)) return;
+    if (!this.workers.has(conn.id)) return undefined;
     const previous = this.triggers.type(id);
+    const holder = previous && previous.owner !== conn.id
+      ? this.workers.get(previous.owner)
+      : undefined;
+    if (holder?.kind === "builtin" && conn.kind !== "builtin") {
+      return {
+        code: "trigger_type_taken",
+        message:
+          `Cannot register trigger type "${id}": the built-in worker "${holder.name}" provides it, use another id`,
+      };
+    }
     if (previous && previous.owner !== conn.id) {
       this.log.warn(`Trigger type "${id}" is now provided by worker "${conn.name}"`);
       // The triggers move to the new provider: the old one lets go of those it holds, or they
@@ -381,6 +397,7 @@ export class Engine {
     const waiting = this.triggers.addType(id, description, conn.id);
     for (const t of waiting) this.#activate(t);
     this.#emit({ type: "triggers_changed" });
+    return undefined;
   }
 
   unregisterTriggerType(conn: WorkerConn, id: string): void {

@@ -242,8 +242,11 @@ export class WebSocketSession implements Peer {
       case "unregistertrigger":
         engine.unregisterTrigger(this.conn, f.id);
         return;
-      case "registertriggertype":
-        return engine.registerTriggerType(this.conn, f.id, f.description);
+      case "registertriggertype": {
+        const refused = engine.registerTriggerType(this.conn, f.id, f.description);
+        if (refused) this.protocolError(refused);
+        return;
+      }
       case "unregistertriggertype":
         return engine.unregisterTriggerType(this.conn, f.id);
       case "triggerregistrationresult": {
