@@ -10,6 +10,7 @@ import {
   type EngineConfig,
   findWorkerEntry,
   loadConfigFile,
+  placeOf,
 } from "../engine/config/mod.ts";
 import { type RunningEngine, startEngine } from "../engine/engine.ts";
 import {
@@ -126,7 +127,8 @@ async function startAndRun(
     const where = `Cannot listen on ${config.host}:${config.port}`;
     io.err(
       e instanceof Deno.errors.AddrInUse
-        ? `Error: ${file}: port: ${where}: address already in use: stop what uses it, or choose another "port"`
+        ? `Error: ${await fieldPlace(file, ["port"])}: ${where}: address already in use: ` +
+          `stop what uses it, or choose another "port"`
         : `Error: ${file}: ${where}: ${(e as Error).message}`,
     );
     return 1;
@@ -183,6 +185,11 @@ async function startAndRun(
   const code = await shutDown(await stopSignalled, io, engine, supervision);
   await (await recorded)();
   return code;
+}
+
+/** `<file>:<line>:<col>: <field>`: where field `path` is in the config file. */
+async function fieldPlace(file: string, path: string[]): Promise<string> {
+  return placeOf(file, await Deno.readTextFile(file).catch(() => ""), path);
 }
 
 /** `<file>:<line>: workers[<i>]`: where worker `name`'s entry is in the config file. */

@@ -5,7 +5,16 @@
  * @module
  */
 
-import { type Document, isMap, isNode, isPair, isScalar, isSeq, LineCounter } from "yaml";
+import {
+  type Document,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+} from "yaml";
 
 /** A field path as zod reports it: map keys and list indexes. */
 export type FieldPath = readonly PropertyKey[];
@@ -87,4 +96,19 @@ export function lineCounterFor(text: string): LineCounter {
   lines.addNewLine(0);
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines.addNewLine(i + 1);
   return lines;
+}
+
+/**
+ * `<file>:<line>:<col>: <field>`: where field `path` is in the config file
+ * `file` whose text is `text`, for an error found after loading (a port in
+ * use). `<file>: <field>` when the file does not set it (a default).
+ */
+export function placeOf(file: string, text: string, path: FieldPath): string {
+  // Each `${…}` masked, as parseConfig does: in a flow collection its `{` would open a map.
+  const masked = text.replace(/\$\{[^}\n]*\}/g, (variable) => "_".repeat(variable.length));
+  const doc = parseDocument(masked);
+  const node = nodeAt(doc, path);
+  if (!isNode(node) || !node.range) return `${file}: ${formatPath(path)}`;
+  const { line, col } = lineCounterFor(text).linePos(node.range[0]);
+  return `${file}:${line}:${col}: ${formatPath(path)}`;
 }

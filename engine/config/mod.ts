@@ -31,6 +31,7 @@ export {
 export { expandEnv, type ExpandResult } from "./env.ts";
 export { ConfigError, type ConfigErrorOptions } from "./error.ts";
 export { DEFAULT_CONFIG_FILE, loadConfigFile, type LoadConfigOptions } from "./load.ts";
+export { placeOf } from "./locate.ts";
 export { parseConfig, type ParseConfigOptions, type ParseConfigResult } from "./parse.ts";
 export {
   AuthConfig,

@@ -216,7 +216,7 @@ Deno.test("engine's start-up errors name the place: a missing file in the caller
   assert.equal(busy.code, 1);
   assert.equal(
     busy.stderr.trim(),
-    `Error: ${file}: port: Cannot listen on 127.0.0.1:${taken.addr.port}: address already in use: ` +
+    `Error: ${file}:2:7: port: Cannot listen on 127.0.0.1:${taken.addr.port}: address already in use: ` +
       `stop what uses it, or choose another "port"`,
   );
   // A built-in worker's port: the entry's line and index.
