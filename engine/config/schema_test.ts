@@ -72,3 +72,21 @@ Deno.test("engine-config.yaml at the repository top is a valid config", async ()
     parseStateConfig({ adapter: "sqlite", path: "./data/state.db" }),
   );
 });
+
+Deno.test("engine-config.yaml at the repository top takes its ports from the environment", async () => {
+  const file = new URL("../../engine-config.yaml", import.meta.url).pathname;
+  const env: Record<string, string> = {
+    ENGINE_PORT: "47400",
+    ENGINE_HTTP_PORT: "47401",
+    ENGINE_CONSOLE_PORT: "47402",
+  };
+  const result = await loadConfigFile(file, {
+    env: (name) => env[name],
+    workerConfigs: { "engine-http": (raw) => raw, "engine-state": parseStateConfig },
+  });
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  const { config } = result;
+  assert.equal(config.port, 47400);
+  assert.equal((config.workers[0]!.config as { port: number }).port, 47401);
+  assert.equal(config.console?.port, 47402);
+});
