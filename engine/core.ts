@@ -15,7 +15,8 @@ import { RegistrationLog } from "./registration_log.ts";
 import { Holds } from "./holds.ts";
 import { functionNotFound, invocationStopped, invocationTimeout } from "./protocol/errors.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
-import type { Span, TraceStore } from "./observability/traces.ts";
+import type { TraceStore } from "./observability/traces.ts";
+import { callSpan, isTraced } from "./call_span.ts";
 
 export type { Outcome } from "./invocations.ts";
 
@@ -247,7 +248,7 @@ export class Engine {
       traceId,
       spanId,
       parentSpanId: parent?.spanId,
-      traced: this.#traced(req, target, decision.info, parent !== undefined),
+      traced: isTraced(req.trace, target.kind, decision.info, parent !== undefined),
       settle,
     };
     this.invocations.add(inv);
@@ -324,42 +325,14 @@ export class Engine {
     return this.#holds.ids();
   }
 
-  /**
-   * Not every call is a span: not the log calls and listeners marked
-   * `internal`, nor calls without a trace context to built-in workers (the
-   * CLI's and the console's reads), as in the reference.
-   */
-  #traced(req: CallRequest, target: WorkerConn, info: FunctionInfo, hasParent: boolean): boolean {
-    if (req.trace === false) return false;
-    if (info.metadata?.internal === true) return false;
-    return hasParent || target.kind !== "builtin";
-  }
-
   #finish(inv: Invocation, outcome: Outcome): void {
     const target = this.workers.get(inv.target);
-    if (inv.traced) this.#record(inv, target, outcome);
+    if (inv.traced) this.traces.record(callSpan(inv, target?.name, outcome));
     try {
       inv.settle(outcome);
     } catch (e) {
       this.log.error(`Delivering the outcome of ${inv.functionId} failed`, { error: String(e) });
     }
-  }
-
-  #record(inv: Invocation, target: WorkerConn | undefined, outcome: Outcome): void {
-    const span: Span = {
-      traceId: inv.traceId,
-      spanId: inv.spanId,
-      kind: "call",
-      name: inv.functionId,
-      functionId: inv.functionId,
-      start: inv.start,
-      durationMs: Date.now() - inv.start,
-      status: outcome.ok ? "ok" : "error",
-    };
-    if (inv.parentSpanId) span.parentSpanId = inv.parentSpanId;
-    if (target) span.worker = target.name;
-    if (!outcome.ok) span.error = outcome.error;
-    this.traces.record(span);
   }
 
   // ---- trigger types and triggers ----------------------------------------
