@@ -265,9 +265,20 @@ class Connection:
         # is dropped at every deadline (idle_timeout_ms set below the heartbeat's default).
         interval = min(self._options.heartbeat_interval_ms / 1000, idle / 2)
         next_ping = loop.time() + interval
+        wake = next_ping
+        seen = ws.last_activity
+        stalled = 0.0
         while ws.open:
             now = loop.time()
-            if now - ws.last_activity >= idle:
+            if ws.last_activity != seen:
+                seen, stalled = ws.last_activity, 0.0
+            # While the loop is held up (an async handler calling time.sleep, say) no ping goes out,
+            # and the engine, which speaks only when asked, stays quiet: a wake-up that came late by
+            # more than the usual jitter does not count as silence, or the worker would drop its own
+            # live connection once the loop moves again.
+            if now - wake > interval / 4:
+                stalled += now - wake
+            if now - seen - stalled >= idle:
                 log.warning(
                     "No inbound data for %dms, terminating connection to force reconnect",
                     self._options.idle_timeout_ms,
@@ -277,7 +288,8 @@ class Connection:
             if now >= next_ping:
                 ws.ping()
                 next_ping = now + interval
-            await asyncio.sleep(max(0.0, min(next_ping, ws.last_activity + idle) - now))
+            wake = max(now, min(next_ping, seen + stalled + idle))
+            await asyncio.sleep(wake - now)
 
     def _report(self, message: str) -> None:
         if self._stopping:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import unittest
 import support
 
@@ -154,6 +155,31 @@ class ReconnectTest(support.WorkerTestCase):
         self.start_worker(engine.url, heartbeat_interval_ms=20_000, idle_timeout_ms=200)
         first = engine.wait_connection(1)
         support.wait_until(lambda: first.ping_count >= 5, "pings over more than twice the idle deadline")
+        self.assertFalse(first.closed.is_set())
+        self.assertEqual(len(engine.connections), 1)
+
+    def test_an_async_handler_blocking_the_loop_past_the_idle_deadline_keeps_the_connection(self) -> None:
+        # The engine sends nothing unasked: it was quiet because the blocked loop sent no ping, and
+        # the worker dropped its own live connection (and failed every call in flight) at once.
+        engine = self.start_engine(auto_pong=True)
+        worker = self.start_worker(engine.url, heartbeat_interval_ms=50, idle_timeout_ms=300)
+        first = engine.wait_connection(1)
+        support.skip_open_burst(first)
+
+        async def blocking(payload: object) -> str:
+            time.sleep(0.6)  # a blocking call in an async handler: the whole loop waits
+            return "done"
+
+        worker.register_function("t::block", blocking)
+        worker.register_function("t::echo", lambda payload: payload)
+        first.next_of("registerfunction")
+        first.next_of("registerfunction")
+        first.send({"type": "invokefunction", "invocation_id": "i-1", "function_id": "t::block", "data": {}})
+        self.assertEqual(first.next_of("invocationresult")["result"], "done")
+        pings = first.ping_count
+        support.wait_until(lambda: first.ping_count >= pings + 3, "pings after the stall")
+        first.send({"type": "invokefunction", "invocation_id": "i-2", "function_id": "t::echo", "data": 7})
+        self.assertEqual(first.next_of("invocationresult")["result"], 7)
         self.assertFalse(first.closed.is_set())
         self.assertEqual(len(engine.connections), 1)
 
