@@ -37,6 +37,26 @@ def encode_frame(frame: dict[str, Any]) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
+def decode_frame(message: str | bytes) -> Any:
+    """An inbound frame's JSON. An integer longer than ``int()`` converts
+    (``sys.get_int_max_str_digits()``, 4300 digits by default; engine-http passes a request body's
+    digits on as they came) becomes the nearest float, an infinity, as ``JSON.parse`` reads it and
+    as ``json`` reads ``1e5000``, instead of making the whole frame, and so its call, undecodable.
+    Raises ``ValueError`` for text that is not JSON."""
+    try:
+        return json.loads(message)
+    except ValueError:
+        # Only then the slower parse with a hook for every integer: most frames hold no such number.
+        return json.loads(message, parse_int=_parse_int)
+
+
+def _parse_int(digits: str) -> int | float:
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
 class Connection:
     """A self-healing WebSocket connection to the engine.
 
@@ -249,7 +269,7 @@ class Connection:
 
     def _dispatch(self, message: str | bytes) -> None:
         try:
-            frame = json.loads(message)
+            frame = decode_frame(message)
         except ValueError as err:
             log.warning("Ignoring an inbound frame that is not JSON: %s", err)
             return

@@ -59,6 +59,14 @@ class TriggerTest(support.WorkerTestCase):
         self.assertEqual((err.code, err.message, err.function_id), ("function_not_found", "Function missing::fn not found", "missing::fn"))
         self.assertEqual(str(err), "function_not_found: Function missing::fn not found")
 
+    def test_a_result_with_an_integer_longer_than_python_converts_settles_the_call(self) -> None:
+        worker, peer = self.connect()
+        call = support.in_thread(lambda: worker.trigger({"function_id": "remote::fn", "payload": {}}))
+        frame = peer.next_frame()
+        peer.send(f'{{"type":"invocationresult","invocation_id":"{frame["invocation_id"]}",'
+                  f'"function_id":"remote::fn","result":[-{"1" * 4500},7]}}')
+        self.assertEqual(call.result(5), [float("-inf"), 7])
+
     def test_malformed_error_becomes_unknown(self) -> None:
         worker, peer = self.connect()
         call = support.in_thread(lambda: worker.trigger({"function_id": "a::b", "payload": {}}))
