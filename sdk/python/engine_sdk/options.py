@@ -114,8 +114,19 @@ def _check_number(options: InitOptions, name: str, expected: str, valid: Callabl
     """Raises ``ValueError`` naming option ``name`` unless it is a number (not a bool, not NaN)
     for which ``valid`` holds."""
     value = getattr(options, name)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value) or not valid(value):
+    if not is_number(value) or not valid(value):
         raise ValueError(f'Invalid worker option "{name}": expected {expected}, got {value!r}')
+
+
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is an ``int`` or ``float`` usable as one: not a bool, not NaN, not an
+    integer too large for a float (its time-out or delay would raise ``OverflowError``)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return not math.isnan(value)
+    except OverflowError:
+        return False
 
 
 # What a WHATWG URL parser (the TypeScript SDK's) trims around a URL: U+0000 to U+0020.

@@ -23,7 +23,7 @@ from .errors import EngineError
 from .handler_pool import HandlerPool, blocking
 from .ids import check_function_id, check_target_id
 from .metadata import worker_metadata
-from .options import InitOptions, resolve_name, resolve_url, to_options, upgrade_headers
+from .options import InitOptions, is_number, resolve_name, resolve_url, to_options, upgrade_headers
 from .providers import make_provided_type
 from .registry import Registry, make_entry
 from .session import Session
@@ -359,7 +359,7 @@ class Worker:
         function_id = request.get("function_id")
         check_target_id(function_id, "function_id")
         timeout_ms = request.get("timeout_ms", self.options.invocation_timeout_ms)
-        if not isinstance(timeout_ms, (int, float)) or isinstance(timeout_ms, bool) or timeout_ms <= 0:
+        if not is_number(timeout_ms) or timeout_ms <= 0:
             raise ValueError(f'Invalid "timeout_ms" for "{function_id}": expected a positive number, got {timeout_ms!r}')
         action = frames.check_action(request.get("action"), function_id)
         if not self.running:

@@ -134,6 +134,7 @@ class ConnectOptionsTest(support.WorkerTestCase):
             ("reconnect_initial_delay_ms", float("nan"), "0 or more"),
             ("heartbeat_interval_ms", float("nan"), "a positive number"),
             ("max_handler_threads", 2.5, "a positive integer"),
+            ("invocation_timeout_ms", 10**400, "a positive number"),  # raised OverflowError
         ]
         for name, value, expected in cases:
             with self.subTest(option=name, value=value):

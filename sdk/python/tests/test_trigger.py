@@ -118,8 +118,11 @@ class TriggerTest(support.WorkerTestCase):
             worker.trigger({"payload": {}})
         with self.assertRaisesRegex(ValueError, 'Invalid "action" for "a::b"'):
             worker.trigger({"function_id": "a::b", "payload": {}, "action": {"type": "later"}})
-        with self.assertRaisesRegex(ValueError, 'Invalid "timeout_ms" for "a::b"'):
-            worker.trigger({"function_id": "a::b", "payload": {}, "timeout_ms": 0})
+        # NaN passed (its timer fired at once or never) and 10**400 raised OverflowError.
+        for timeout_ms in (0, float("nan"), 10**400, "5", True):
+            with self.subTest(timeout_ms=timeout_ms):
+                with self.assertRaisesRegex(ValueError, 'Invalid "timeout_ms" for "a::b": expected a positive number'):
+                    worker.trigger({"function_id": "a::b", "payload": {}, "timeout_ms": timeout_ms})
         with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
             worker.trigger({"function_id": "a::b", "payload": {"x": object()}})
         with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
