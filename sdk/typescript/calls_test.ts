@@ -308,3 +308,35 @@ console.log(await p);`;
   assert.equal(new TextDecoder().decode(out.stdout).trim(), "done");
   assert.ok(Date.now() - started < 30_000, "exits without waiting for the 60 s deadline");
 });
+
+Deno.test("trigger() refuses a timeoutMs it cannot wait for, naming the function", async () => {
+  // NaN or a string made a deadline no timer fires at: without an answer the call never settled.
+  await withWorker(async ({ worker, conn }) => {
+    const cases: [timeoutMs: unknown, shown: string][] = [
+      [Number.NaN, "NaN"],
+      ["100", '"100"'],
+      [0, "0"],
+      [-5, "-5"],
+      [Infinity, "Infinity"],
+    ];
+    for (const [timeoutMs, shown] of cases) {
+      await assert.rejects(
+        worker.trigger({ function_id: "slow::fn", payload: {}, timeoutMs: timeoutMs as number }),
+        (err: Error) => {
+          assert.ok(err instanceof TypeError, shown);
+          assert.equal(
+            err.message,
+            `Invalid "timeoutMs" of the call to "slow::fn": expected a number above 0, got ${shown}`,
+          );
+          return true;
+        },
+      );
+    }
+    // None of them went out: the next frame the engine sees is this call.
+    void worker.trigger({ function_id: "next::fn", payload: {}, action: TriggerAction.Void() });
+    const next = await conn.waitFor((f) =>
+      f.type === "invokefunction" && f.function_id !== "engine::workers::register"
+    );
+    assert.equal(next.function_id, "next::fn");
+  });
+});

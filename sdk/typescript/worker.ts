@@ -16,7 +16,7 @@ import { TriggerTypeProviders } from "./provider.ts";
 import { type Registered, Registrations } from "./registrations.ts";
 import { currentScope } from "./trace.ts";
 import { setChannelEndpoint } from "./channels/endpoint.ts";
-import { workerSettings } from "./worker_settings.ts";
+import { shown, workerSettings } from "./worker_settings.ts";
 import type {
   FunctionHandler,
   FunctionOptions,
@@ -291,6 +291,17 @@ export class Worker {
     if (typeof function_id !== "string" || function_id === "") {
       return Promise.reject(new TypeError("trigger() needs a non-empty function_id"));
     }
+    const timeoutMs: unknown = request.timeoutMs ?? this.#invocationTimeoutMs;
+    if (!isVoid && !isTimeout(timeoutMs)) {
+      // NaN or a string is a deadline no timer fires at: without an answer the call would wait forever.
+      return Promise.reject(
+        new TypeError(
+          `Invalid "timeoutMs" of the call to "${function_id}": expected a number above 0, got ${
+            shown(timeoutMs)
+          }`,
+        ),
+      );
+    }
     const invocationId = isVoid ? undefined : randomUUID();
     let text: string;
     try {
@@ -304,8 +315,7 @@ export class Worker {
     }
     // Sent before wait(): its result can only arrive on a later turn of the event loop.
     const sent = this.#sendOrQueue(text, invocationId);
-    const timeoutMs = request.timeoutMs ?? this.#invocationTimeoutMs;
-    return this.#calls.wait(invocationId, function_id, timeoutMs, sent) as Promise<TOut>;
+    return this.#calls.wait(invocationId, function_id, timeoutMs as number, sent) as Promise<TOut>;
   }
 
   /**
@@ -481,4 +491,8 @@ export class Worker {
     if (!this.#shutdown) this.#outbox.push({ text, invocationId });
     return false;
   }
+}
+
+function isTimeout(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0;
 }

@@ -27,10 +27,11 @@ export interface WorkerSettings {
 }
 
 /**
- * Throws a `TypeError` naming `url` unless it is a ws:// or wss:// URL, and one
+ * Throws a `TypeError` naming `url` unless it is a ws:// or wss:// URL, one
  * naming the header (and `ENGINE_TOKEN` when the token came from there) when a
- * header cannot go on the upgrade request: these fail at once rather than on
- * every reconnect attempt, forever.
+ * header cannot go on the upgrade request, and one naming the option for a
+ * number option the timers cannot use: these fail at once rather than on every
+ * reconnect attempt, forever, or as a time-out that never fires.
  */
 export function workerSettings(url: string, options: WorkerOptions): WorkerSettings {
   const from = url === readEnv("ENGINE_URL") ? " (from ENGINE_URL)" : "";
@@ -56,21 +57,61 @@ export function workerSettings(url: string, options: WorkerOptions): WorkerSetti
   }
   buildRequest(target, "", headers); // throws a TypeError naming a header it cannot send
   const maxMessageSize = options.maxMessageSize ?? 64 * 1024 * 1024;
+  check("maxMessageSize", maxMessageSize, (n) => Number.isInteger(n) && n > 0, WHOLE_BYTES);
+  const reconnect = { ...DEFAULT_RECONNECT, ...options.reconnect };
+  const { initialDelayMs, maxDelayMs, backoffMultiplier, jitterFactor } = reconnect;
+  check("reconnect.initialDelayMs", initialDelayMs, (n) => n >= 0, "a number of at least 0");
+  check("reconnect.maxDelayMs", maxDelayMs, (n) => n >= 0, "a number of at least 0");
+  check("reconnect.backoffMultiplier", backoffMultiplier, (n) => n >= 1, "a number of at least 1");
+  check("reconnect.jitterFactor", jitterFactor, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
+  const name = options.worker_name ?? options.workerName;
+  if (name !== undefined && typeof name !== "string") {
+    const option = options.worker_name === undefined ? "workerName" : "worker_name";
+    throw new TypeError(`Invalid option "${option}": expected a string, got ${shown(name)}`);
+  }
   return {
-    name: options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ??
-      `${hostName() ?? "worker"}:${processId()}`,
-    invocationTimeoutMs: options.invocationTimeoutMs ?? 30_000,
+    name: name ?? readEnv("ENGINE_WORKER_NAME") ?? `${hostName() ?? "worker"}:${processId()}`,
+    invocationTimeoutMs: positive("invocationTimeoutMs", options.invocationTimeoutMs, 30_000),
     connection: {
       url,
       headers,
-      reconnect: { ...DEFAULT_RECONNECT, ...options.reconnect },
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 20_000,
-      idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+      reconnect,
+      heartbeatIntervalMs: positive("heartbeatIntervalMs", options.heartbeatIntervalMs, 20_000),
+      idleTimeoutMs: positive("idleTimeoutMs", options.idleTimeoutMs, 60_000),
+      handshakeTimeoutMs: positive("handshakeTimeoutMs", options.handshakeTimeoutMs, 10_000),
       maxMessageSize,
       tls: options.tls,
       // A limit a batch can exceed would fail the connection (1009) on frames each within it.
       batchFrames: (options.batchFrames ?? true) && maxMessageSize >= LARGEST_BATCH,
     },
   };
+}
+
+const WHOLE_BYTES = "a whole number of bytes above 0";
+
+/**
+ * `value` (else `fallback`) when it is a finite number above 0. NaN, a
+ * string or 0 passed through to the timers: a time-out that never fires, a
+ * heartbeat in a busy loop.
+ */
+function positive(option: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  check(option, n, (v) => v > 0, "a number above 0");
+  return n;
+}
+
+/** Throws a `TypeError` naming `option` unless `value` is a finite number that `ok` accepts. */
+function check(option: string, value: unknown, ok: (n: number) => boolean, expected: string) {
+  if (typeof value === "number" && Number.isFinite(value) && ok(value)) return;
+  throw new TypeError(`Invalid option "${option}": expected ${expected}, got ${shown(value)}`);
+}
+
+/** A value as an error message shows it: strings quoted, NaN and Infinity by name. */
+export function shown(value: unknown): string {
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }

@@ -2287,25 +2287,55 @@ function workerSettings(url, options) {
   }
   buildRequest(target, "", headers);
   const maxMessageSize = options.maxMessageSize ?? 64 * 1024 * 1024;
+  check("maxMessageSize", maxMessageSize, (n) => Number.isInteger(n) && n > 0, WHOLE_BYTES);
+  const reconnect = {
+    ...DEFAULT_RECONNECT,
+    ...options.reconnect
+  };
+  const { initialDelayMs, maxDelayMs, backoffMultiplier, jitterFactor } = reconnect;
+  check("reconnect.initialDelayMs", initialDelayMs, (n) => n >= 0, "a number of at least 0");
+  check("reconnect.maxDelayMs", maxDelayMs, (n) => n >= 0, "a number of at least 0");
+  check("reconnect.backoffMultiplier", backoffMultiplier, (n) => n >= 1, "a number of at least 1");
+  check("reconnect.jitterFactor", jitterFactor, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
+  const name = options.worker_name ?? options.workerName;
+  if (name !== void 0 && typeof name !== "string") {
+    const option = options.worker_name === void 0 ? "workerName" : "worker_name";
+    throw new TypeError(`Invalid option "${option}": expected a string, got ${shown(name)}`);
+  }
   return {
-    name: options.worker_name ?? options.workerName ?? readEnv("ENGINE_WORKER_NAME") ?? `${hostName() ?? "worker"}:${processId()}`,
-    invocationTimeoutMs: options.invocationTimeoutMs ?? 3e4,
+    name: name ?? readEnv("ENGINE_WORKER_NAME") ?? `${hostName() ?? "worker"}:${processId()}`,
+    invocationTimeoutMs: positive("invocationTimeoutMs", options.invocationTimeoutMs, 3e4),
     connection: {
       url,
       headers,
-      reconnect: {
-        ...DEFAULT_RECONNECT,
-        ...options.reconnect
-      },
-      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 2e4,
-      idleTimeoutMs: options.idleTimeoutMs ?? 6e4,
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 1e4,
+      reconnect,
+      heartbeatIntervalMs: positive("heartbeatIntervalMs", options.heartbeatIntervalMs, 2e4),
+      idleTimeoutMs: positive("idleTimeoutMs", options.idleTimeoutMs, 6e4),
+      handshakeTimeoutMs: positive("handshakeTimeoutMs", options.handshakeTimeoutMs, 1e4),
       maxMessageSize,
       tls: options.tls,
       // A limit a batch can exceed would fail the connection (1009) on frames each within it.
       batchFrames: (options.batchFrames ?? true) && maxMessageSize >= LARGEST_BATCH
     }
   };
+}
+var WHOLE_BYTES = "a whole number of bytes above 0";
+function positive(option, value, fallback) {
+  const n = value ?? fallback;
+  check(option, n, (v) => v > 0, "a number above 0");
+  return n;
+}
+function check(option, value, ok, expected) {
+  if (typeof value === "number" && Number.isFinite(value) && ok(value)) return;
+  throw new TypeError(`Invalid option "${option}": expected ${expected}, got ${shown(value)}`);
+}
+function shown(value) {
+  if (typeof value === "number" || typeof value === "bigint") return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 // sdk/typescript/worker.ts
@@ -2513,6 +2543,10 @@ var Worker = class {
     if (typeof function_id !== "string" || function_id === "") {
       return Promise.reject(new TypeError("trigger() needs a non-empty function_id"));
     }
+    const timeoutMs = request.timeoutMs ?? this.#invocationTimeoutMs;
+    if (!isVoid && !isTimeout(timeoutMs)) {
+      return Promise.reject(new TypeError(`Invalid "timeoutMs" of the call to "${function_id}": expected a number above 0, got ${shown(timeoutMs)}`));
+    }
     const invocationId = isVoid ? void 0 : randomUUID2();
     let text;
     try {
@@ -2525,7 +2559,6 @@ var Worker = class {
       return Promise.resolve(void 0);
     }
     const sent = this.#sendOrQueue(text, invocationId);
-    const timeoutMs = request.timeoutMs ?? this.#invocationTimeoutMs;
     return this.#calls.wait(invocationId, function_id, timeoutMs, sent);
   }
   /**
@@ -2689,6 +2722,9 @@ var Worker = class {
     return false;
   }
 };
+function isTimeout(value) {
+  return typeof value === "number" && Number.isFinite(value) && value > 0;
+}
 
 // sdk/typescript/action.ts
 var TriggerAction = {
