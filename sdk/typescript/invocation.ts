@@ -8,6 +8,7 @@
 import { channelEndpoint, openEnd } from "./channels/endpoint.ts";
 import { replaceChannelRefs } from "./channels/ref.ts";
 import { toErrorBody } from "./errors.ts";
+import { oversize, oversizeMessage } from "./frame_size.ts";
 import { runInScope } from "./trace.ts";
 import type { FunctionHandler, InvocationContext } from "./types.ts";
 
@@ -52,7 +53,16 @@ export async function runInvocation(
     if (traceparent) frame.traceparent = traceparent;
     if (baggage) frame.baggage = baggage;
     try {
-      return JSON.stringify(frame);
+      const text = JSON.stringify(frame);
+      const bytes = oversize(text);
+      if (bytes === undefined) return text;
+      // Sent, it would end the connection and fail every call in flight on it.
+      const message = oversizeMessage(`Result of "${function_id}"`, bytes);
+      return JSON.stringify({
+        ...frame,
+        result: undefined,
+        error: { code: "frame_too_large", message },
+      });
     } catch (err) {
       const message = `Result of "${function_id}" is not JSON-serializable: ${
         (err as Error).message

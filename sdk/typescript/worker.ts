@@ -11,6 +11,7 @@ import { readEnv, workerMetadata } from "./env.ts";
 import { encodeInvoke, PendingCalls } from "./calls.ts";
 import { EngineError } from "./errors.ts";
 import { Outbox } from "./outbox.ts";
+import { oversize, oversizeMessage } from "./frame_size.ts";
 import { type Frame, runInvocation } from "./invocation.ts";
 import { TriggerTypeProviders } from "./provider.ts";
 import { type Registered, Registrations } from "./registrations.ts";
@@ -308,6 +309,11 @@ export class Worker {
       text = encodeInvoke(request, invocationId, currentScope());
     } catch (err) {
       return Promise.reject(err);
+    }
+    const bytes = oversize(text);
+    if (bytes !== undefined) {
+      const message = oversizeMessage(`Call to "${function_id}"`, bytes);
+      return Promise.reject(new EngineError("frame_too_large", message, { function_id }));
     }
     if (!invocationId) {
       this.#sendOrQueue(text);

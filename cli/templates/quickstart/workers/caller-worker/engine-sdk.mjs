@@ -1504,6 +1504,18 @@ var Outbox = class {
   }
 };
 
+// sdk/typescript/frame_size.ts
+import { Buffer } from "node:buffer";
+var MAX_FRAME_BYTES = 64 * 1024 * 1024 - 1;
+function oversize(text) {
+  if (text.length * 3 <= MAX_FRAME_BYTES) return void 0;
+  const bytes = Buffer.byteLength(text, "utf8");
+  return bytes > MAX_FRAME_BYTES ? bytes : void 0;
+}
+function oversizeMessage(what, bytes) {
+  return `${what} is ${bytes} bytes, over the ${MAX_FRAME_BYTES} bytes the engine takes in one message: it was not sent`;
+}
+
 // sdk/typescript/channels/ref.ts
 function socketOptions(options) {
   const out = {};
@@ -1941,7 +1953,18 @@ async function runInvocation(msg, handler, worker) {
     if (traceparent) frame.traceparent = traceparent;
     if (baggage) frame.baggage = baggage;
     try {
-      return JSON.stringify(frame);
+      const text = JSON.stringify(frame);
+      const bytes = oversize(text);
+      if (bytes === void 0) return text;
+      const message = oversizeMessage(`Result of "${function_id}"`, bytes);
+      return JSON.stringify({
+        ...frame,
+        result: void 0,
+        error: {
+          code: "frame_too_large",
+          message
+        }
+      });
     } catch (err) {
       const message = `Result of "${function_id}" is not JSON-serializable: ${err.message}`;
       return JSON.stringify({
@@ -2553,6 +2576,13 @@ var Worker = class {
       text = encodeInvoke(request, invocationId, currentScope());
     } catch (err) {
       return Promise.reject(err);
+    }
+    const bytes = oversize(text);
+    if (bytes !== void 0) {
+      const message = oversizeMessage(`Call to "${function_id}"`, bytes);
+      return Promise.reject(new EngineError("frame_too_large", message, {
+        function_id
+      }));
     }
     if (!invocationId) {
       this.#sendOrQueue(text);
