@@ -12,6 +12,9 @@ import type { Engine, WorkerConn } from "./core.ts";
 import type { LogStore } from "./observability/logs.ts";
 import { ErrorCode } from "./protocol/errors.ts";
 import { VERSION } from "./version.ts";
+import { registerAvailabilityTriggers } from "./availability_triggers.ts";
+import { functionView, functionViews } from "./function_views.ts";
+import { registerLogTrigger } from "./log_trigger.ts";
 
 export interface BuiltinsContext {
   engine: Engine;
@@ -23,10 +26,30 @@ export interface BuiltinsContext {
 
 type Handler<S extends z.ZodType> = (input: z.infer<S>, ctx: InvocationContext) => unknown;
 
-function fn<S extends z.ZodType>(id: string, schema: S, handler: Handler<S>) {
+function fn<S extends z.ZodType>(id: string, schema: S, handler: Handler<S>, code?: string) {
   return [id, (payload: unknown, ctx: InvocationContext) => {
-    return handler(parseInput(id, schema, payload), ctx);
+    return handler(parseInput(id, schema, payload, code), ctx);
   }] as const;
+}
+
+/** The codes of the reference's `engine::*::info` functions. */
+export const InfoError = { NotFound: "NOT_FOUND", InvalidArguments: "INVALID_ARGUMENTS" } as const;
+
+/** A `NOT_FOUND` error of `id` for the `what`s asked for that do not exist. */
+function notFound(id: string, what: string, missing: string[]): CallError {
+  const plural = missing.length > 1 ? "s" : "";
+  return new CallError({
+    code: InfoError.NotFound,
+    message: `Unknown ${what}${plural} for ${id}: ${missing.map((m) => `"${m}"`).join(", ")}`,
+  });
+}
+
+/** `all` narrowed to the items whose `key` is `wanted` (all of them when it is undefined). */
+function only<T>(id: string, what: string, all: T[], key: (t: T) => string, wanted?: string): T[] {
+  if (wanted === undefined) return all;
+  const found = all.filter((t) => key(t) === wanted);
+  if (found.length === 0) throw notFound(id, what, [wanted]);
+  return found;
 }
 
 /**
@@ -38,18 +61,21 @@ export function parseInput<S extends z.ZodType>(
   id: string,
   schema: S,
   payload: unknown,
+  code: string = ErrorCode.InvalidArgument,
 ): z.infer<S> {
   const parsed = schema.safeParse(payload ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.length ? `field "${issue.path.join(".")}"` : "payload";
   throw new CallError({
-    code: ErrorCode.InvalidArgument,
+    code,
     message: `Invalid input for ${id}: ${field}: ${issue.message}`,
   });
 }
 
 const anyObject = z.object({}).loose();
+/** The most ids one `engine::functions::info` call takes, as in the reference. */
+const MAX_INFO_IDS = 32;
 const logInput = z.object({
   message: z.string(),
   data: z.unknown().optional(),
@@ -59,7 +85,12 @@ const logInput = z.object({
   service_name: z.string().optional(),
 }).loose();
 
-export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
+/**
+ * Registers the `engine::*` functions and the engine's own trigger types
+ * (`engine::workers-available`, `engine::functions-available`, `log`) on the
+ * engine's worker; returns what stops the trigger types.
+ */
+export function registerBuiltins(api: EngineApi, c: BuiltinsContext): () => void {
   const { engine, logs } = c;
   const workerView = (w: WorkerConn, inFlight: Map<string, number>) => {
     const m = w.metadata;
@@ -105,68 +136,112 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
     return { byFunction, byTarget };
   };
 
+  const workers = (ctx: InvocationContext) => {
+    const { byTarget } = busy(ctx.invocationId);
+    return [...engine.workers.values()].map((w) => workerView(w, byTarget));
+  };
+  const registeredTriggers = () =>
+    engine.triggers.all().map((t) => ({
+      id: t.id,
+      trigger_type: t.type,
+      function_id: t.functionId,
+      worker_name: nameOf(t.owner),
+      config: t.config,
+      status: t.status,
+      internal: isInternal(t.functionId),
+      error: t.error ?? null,
+    }));
+  const triggerTypes = () =>
+    engine.triggers.types().map((t) => ({
+      id: t.id,
+      description: t.description,
+      worker_name: nameOf(t.owner),
+    }));
+
   const levels: LogLevel[] = ["debug", "info", "warn", "error"];
   const entries = [
     fn("engine::workers::register", anyObject, (input, ctx) => {
       if (ctx.callerWorkerId) engine.describeWorker(ctx.callerWorkerId, input);
       return { success: true };
     }),
-    fn("engine::workers::list", anyObject, (_input, ctx) => {
-      const { byTarget } = busy(ctx.invocationId);
-      return { workers: [...engine.workers.values()].map((w) => workerView(w, byTarget)) };
-    }),
+    fn("engine::workers::list", anyObject, (_input, ctx) => ({ workers: workers(ctx) })),
+    fn(
+      "engine::workers::info",
+      z.object({ worker_id: z.string().optional(), name: z.string().optional() }).loose(),
+      (q, ctx) => {
+        const id = "engine::workers::info";
+        const byId = only(id, "worker id", workers(ctx), (w) => w.id, q.worker_id);
+        return { workers: only(id, "worker name", byId, (w) => w.name, q.name) };
+      },
+      InfoError.InvalidArguments,
+    ),
     fn(
       "engine::functions::list",
       z.object({
         search: z.string().optional(),
         prefix: z.string().optional(),
         worker: z.string().optional(),
+        workers: z.array(z.string()).optional(),
         include_internal: z.boolean().optional(),
       }).loose(),
       (q, ctx) => {
         const { byFunction } = busy(ctx.invocationId);
-        const functions = [];
-        for (const [id, replicas] of engine.functions.entries()) {
-          if (q.prefix && !id.startsWith(q.prefix)) continue;
-          if (q.search && !id.includes(q.search)) continue;
-          const first = replicas[0]!;
-          if (first.info.metadata?.internal === true && !q.include_internal) continue;
-          const workers = replicas.map((r) => nameOf(r.owner));
-          if (q.worker && !workers.includes(q.worker)) continue;
-          functions.push({
-            function_id: id,
-            worker_name: workers[0],
-            workers,
-            replicas: replicas.length,
-            in_flight: byFunction.get(id) ?? 0,
-            description: first.info.description ?? null,
-            metadata: first.info.metadata ?? null,
-            request_format: first.info.request_format ?? null,
-          });
-        }
-        functions.sort((a, b) => a.function_id.localeCompare(b.function_id));
+        const functions = functionViews(engine.functions, nameOf, q).map((
+          { internal: _, ...v },
+        ) => ({ ...v, in_flight: byFunction.get(v.function_id) ?? 0 }));
         return { functions };
       },
     ),
+    fn(
+      "engine::functions::info",
+      z.object({
+        function_id: z.string().min(1).optional(),
+        function_ids: z.array(z.string().min(1)).min(1).max(MAX_INFO_IDS).optional(),
+      }).loose().refine((q) => (q.function_id === undefined) !== (q.function_ids === undefined), {
+        message: "give either function_id or function_ids (at most 32)",
+      }),
+      (q, ctx) => {
+        const ids = q.function_ids ?? [q.function_id!];
+        const missing = ids.filter((id) => !engine.functions.has(id));
+        if (missing.length > 0) throw notFound("engine::functions::info", "function id", missing);
+        const { byFunction } = busy(ctx.invocationId);
+        const triggers = registeredTriggers();
+        return {
+          functions: ids.map((id) => ({
+            ...functionView(id, engine.functions.replicas(id), nameOf),
+            in_flight: byFunction.get(id) ?? 0,
+            registered_triggers: triggers.filter((t) => t.function_id === id),
+          })),
+        };
+      },
+      InfoError.InvalidArguments,
+    ),
     fn("engine::registered-triggers::list", anyObject, () => ({
-      registered_triggers: engine.triggers.all().map((t) => ({
-        id: t.id,
-        trigger_type: t.type,
-        function_id: t.functionId,
-        worker_name: nameOf(t.owner),
-        config: t.config,
-        status: t.status,
-        internal: isInternal(t.functionId),
-        error: t.error ?? null,
-      })),
+      registered_triggers: registeredTriggers(),
     })),
-    fn("engine::triggers::list", anyObject, () => ({
-      triggers: engine.triggers.types().map((t) => ({
-        id: t.id,
-        description: t.description,
-        worker_name: nameOf(t.owner),
-      })),
-    })),
+    fn(
+      "engine::registered-triggers::info",
+      z.object({ id: z.string().optional() }).loose(),
+      (q) => ({
+        registered_triggers: only(
+          "engine::registered-triggers::info",
+          "trigger id",
+          registeredTriggers(),
+          (t) => t.id,
+          q.id,
+        ),
+      }),
+      InfoError.InvalidArguments,
+    ),
+    fn("engine::triggers::list", anyObject, () => ({ triggers: triggerTypes() })),
+    fn(
+      "engine::triggers::info",
+      z.object({ id: z.string().optional() }).loose(),
+      (q) => ({
+        triggers: only("engine::triggers::info", "trigger type", triggerTypes(), (t) => t.id, q.id),
+      }),
+      InfoError.InvalidArguments,
+    ),
     fn("engine::health::check", anyObject, () => ({
       status: "ok",
       version: VERSION,
@@ -242,4 +317,10 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): void {
   for (const [id, handler] of entries) {
     api.registerFunction(id, handler, { metadata: { internal: id.startsWith("engine::log::") } });
   }
+  const stopAvailability = registerAvailabilityTriggers(api, engine);
+  const stopLog = registerLogTrigger(api, engine, logs);
+  return () => {
+    stopAvailability();
+    stopLog();
+  };
 }

@@ -137,7 +137,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
   };
 
   const core = attach("engine", "The engine's own functions (engine::*)");
-  registerBuiltins(core.api, {
+  const stopBuiltins = registerBuiltins(core.api, {
     engine,
     logs,
     startedAt: Date.now(),
@@ -224,6 +224,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     describeBuiltin: (name) => attached.get(name)?.running?.describe?.(),
     async stop() {
       stopEvents();
+      stopBuiltins();
       stopChannels();
       for (const name of running.builtinNames().reverse()) {
         await running.stopBuiltin(name).catch((e) =>

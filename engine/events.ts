@@ -16,6 +16,7 @@ import type { EngineApi, LogEntry, TriggerBinding, TriggerTypeProvider } from ".
 import type { Engine, EngineEvent } from "./core.ts";
 import { type LogStore, matches } from "./observability/logs.ts";
 import type { Span, TraceStore } from "./observability/traces.ts";
+import { configOf } from "./trigger_config.ts";
 
 export const EVENTS_TRIGGER_TYPE = "engine::events";
 
@@ -62,16 +63,9 @@ export function registerEventsTrigger(api: EngineApi, sources: Sources): () => v
   const live = new Map<string, Subscription>();
   const provider: TriggerTypeProvider = {
     registerTrigger(binding: TriggerBinding) {
-      const parsed = EventsConfig.safeParse(binding.config ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = issue.path.length ? `field "${issue.path.join(".")}"` : "config";
-        throw new Error(
-          `Invalid ${EVENTS_TRIGGER_TYPE} trigger config: ${field}: ${issue.message}`,
-        );
-      }
+      const config = configOf(EVENTS_TRIGGER_TYPE, EventsConfig, binding.config);
       live.get(binding.id)?.close();
-      live.set(binding.id, new Subscription(api, sources, binding, parsed.data));
+      live.set(binding.id, new Subscription(api, sources, binding, config));
     },
     unregisterTrigger(binding: TriggerBinding) {
       live.get(binding.id)?.close();

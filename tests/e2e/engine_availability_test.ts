@@ -1,0 +1,182 @@
+/**
+ * The engine's own trigger types `engine::workers-available` and
+ * `engine::functions-available`, over real sockets with raw protocol frames:
+ * what they fire, that a failing or stuck function does not stop the others'
+ * deliveries, and that a burst of registrations fires a few times, not once
+ * per function.
+ */
+import assert from "node:assert/strict";
+import { withEngine } from "../support/in_process_engine.ts";
+import { type Frame, RawWorker, waitForFunctions } from "../support/raw_worker.ts";
+
+/** Registers trigger `id` and waits until the engine reports it active (or fails with its error). */
+export async function bind(
+  worker: RawWorker,
+  id: string,
+  type: string,
+  functionId: string,
+  config: unknown = {},
+): Promise<void> {
+  worker.send({ type: "registertrigger", id, trigger_type: type, function_id: functionId, config });
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const r = await worker.call("engine::registered-triggers::info", { id });
+    const t = r.result?.registered_triggers?.[0];
+    if (t?.status === "active") return;
+    if (t?.status === "failed") throw new Error(`Trigger "${id}" refused: ${t.error}`);
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out waiting for trigger "${id}" to be active: ${JSON.stringify(r)}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The payloads of the calls of `functionId` `worker` received so far. */
+export function calls(worker: RawWorker, functionId: string): Frame[] {
+  return worker.frames
+    .filter((f) => f.type === "invokefunction" && f.function_id === functionId)
+    .map((f) => f.data);
+}
+
+Deno.test("engine::workers-available fires connected, metadata updated and disconnected, past a failing and a stuck function", () =>
+  withEngine(async (url) => {
+    const watcher = await RawWorker.connect(url);
+    const failing = await RawWorker.connect(url);
+    const stuck = await RawWorker.connect(url);
+    try {
+      watcher.serve("watch::workers", () => null);
+      failing.serve("watch::fail", () => {
+        throw new Error("the watcher is broken");
+      });
+      stuck.serve("watch::stuck", () => new Promise(() => {}));
+      await waitForFunctions(watcher, ["watch::workers", "watch::fail", "watch::stuck"]);
+      await bind(failing, "w-fail", "engine::workers-available", "watch::fail");
+      await bind(stuck, "w-stuck", "engine::workers-available", "watch::stuck");
+      await bind(watcher, "w-ok", "engine::workers-available", "watch::workers");
+
+      const isEvent = (event: string, id?: string) => (f: Frame) =>
+        f.type === "invokefunction" && f.function_id === "watch::workers" &&
+        f.data?.event === event && (id === undefined || f.data?.worker_id === id);
+      for (let round = 0; round < 3; round++) {
+        const connected = watcher.next(isEvent("worker_connected"));
+        const bee = await RawWorker.connect(url);
+        assert.equal((await connected).data.worker_id, bee.workerId);
+        const described = watcher.next(isEvent("worker_metadata_updated", bee.workerId));
+        await bee.call("engine::workers::register", { name: `bee-${round}` });
+        assert.equal((await described).data.worker_name, `bee-${round}`);
+        const left = watcher.next(isEvent("worker_disconnected", bee.workerId));
+        await bee.close();
+        assert.deepEqual((await left).data, {
+          event: "worker_disconnected",
+          worker_id: bee.workerId,
+          worker_name: `bee-${round}`,
+        });
+      }
+      assert.equal(calls(watcher, "watch::workers").length, 9, "one call per event");
+      assert.ok(calls(failing, "watch::fail").length >= 9, "the failing function was called");
+
+      const logs = (await watcher.call("engine::logs::list", { text: "w-fail" })).result.logs;
+      assert.equal(logs.length, 1, `one warning for the failing trigger: ${JSON.stringify(logs)}`);
+      assert.match(logs[0].message, /watch::fail failed: invocation_failed: the watcher is broken/);
+    } finally {
+      await stuck.close();
+      await failing.close();
+      await watcher.close();
+    }
+  }));
+
+Deno.test("engine::functions-available coalesces a burst of 1,000 registrations and fires on unregister", () =>
+  withEngine(async (url) => {
+    const watcher = await RawWorker.connect(url);
+    const burst = await RawWorker.connect(url);
+    try {
+      watcher.serve("watch::functions", () => null);
+      await waitForFunctions(watcher, ["watch::functions"]);
+      await bind(watcher, "f-ok", "engine::functions-available", "watch::functions");
+
+      const ids = Array.from({ length: 1000 }, (_, i) => `burst::f${i}`);
+      const all = watcher.next(
+        (f) =>
+          f.function_id === "watch::functions" &&
+          f.data.functions.filter((v: Frame) => v.function_id.startsWith("burst::")).length ===
+            1000,
+        {
+          description: "a functions_changed call listing the 1,000 functions",
+          timeoutMs: 20_000,
+        },
+      );
+      for (const id of ids) burst.send({ type: "registerfunction", id, description: `n ${id}` });
+      const listed = (await all).data;
+      assert.equal(listed.event, "functions_changed");
+      const one = listed.functions.find((v: Frame) => v.function_id === "burst::f7");
+      assert.equal(one.description, "n burst::f7");
+      assert.match(one.worker_name, /^worker-/);
+      const fired = calls(watcher, "watch::functions").length;
+      assert.ok(fired <= 20, `a few calls for 1,000 registrations, not one each: ${fired}`);
+
+      const gone = watcher.next((f) =>
+        f.function_id === "watch::functions" &&
+        !f.data.functions.some((v: Frame) => v.function_id === "burst::f0")
+      );
+      burst.send({ type: "unregisterfunction", id: "burst::f0" });
+      assert.equal(
+        (await gone).data.functions.filter((v: Frame) => v.function_id.startsWith("burst::"))
+          .length,
+        999,
+      );
+
+      const empty = watcher.next((f) =>
+        f.function_id === "watch::functions" &&
+        !f.data.functions.some((v: Frame) => v.function_id.startsWith("burst::"))
+      );
+      await burst.close();
+      await empty;
+      // Internal functions (the engine's log functions) are left out unless asked for.
+      assert.ok(
+        !(await empty).data.functions.some((v: Frame) => v.function_id.startsWith("engine::log::")),
+      );
+    } finally {
+      await burst.close();
+      await watcher.close();
+    }
+  }));
+
+Deno.test("the engine's trigger types refuse a bad config, naming the type and field", () =>
+  withEngine(async (url) => {
+    const w = await RawWorker.connect(url);
+    try {
+      w.serve("watch::any", () => null);
+      await waitForFunctions(w, ["watch::any"]);
+      const cases: [string, unknown, RegExp][] = [
+        ["log", { level: "loud" }, /^Invalid log trigger config: field "level": /],
+        [
+          "engine::functions-available",
+          { include_internal: "yes" },
+          /^Invalid engine::functions-available trigger config: field "include_internal": /,
+        ],
+      ];
+      for (const [type, config, message] of cases) {
+        const refused = w.next((f) => f.type === "triggerregistrationresult" && f.id === type);
+        w.send({
+          type: "registertrigger",
+          id: type,
+          trigger_type: type,
+          function_id: "watch::any",
+          config,
+        });
+        const error = (await refused).error;
+        assert.equal(error.code, "trigger_registration_failed", type);
+        assert.match(error.message, message);
+      }
+      // A worker cannot take the engine's types over.
+      const taken = w.next((f) => f.type === "error");
+      w.send({ type: "registertriggertype", id: "log", description: "mine" });
+      assert.deepEqual((await taken).error, {
+        code: "trigger_type_taken",
+        message:
+          'Cannot register trigger type "log": the built-in worker "engine" provides it, use another id',
+      });
+    } finally {
+      await w.close();
+    }
+  }));
