@@ -85,8 +85,8 @@ export class Connection {
   #lastError = "";
   #lastInbound = 0;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
-  #pingTimer: ReturnType<typeof setInterval> | undefined;
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Sends the pings and checks the idle deadline. */
+  #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set while the open connection speaks {@linkcode BATCH_PROTOCOL}. */
   #batcher: FrameBatcher | undefined;
 
@@ -161,12 +161,12 @@ export class Connection {
       this.#events.open();
     };
     ws.onmessage = (data) => {
-      this.#lastInbound = Date.now();
+      this.#lastInbound = performance.now();
       const text = typeof data === "string" ? data : utf8.decode(data);
       if (ws.protocol !== BATCH_PROTOCOL) return this.#events.message(text);
       for (const frame of splitBatch(text)) this.#events.message(frame);
     };
-    ws.onping = ws.onpong = () => (this.#lastInbound = Date.now());
+    ws.onping = ws.onpong = () => (this.#lastInbound = performance.now());
     ws.onerror = (err) => this.#report(err);
     ws.onclose = (event) => {
       if (this.#ws === ws) {
@@ -206,30 +206,45 @@ export class Connection {
 
   #startHeartbeat(): void {
     const { heartbeatIntervalMs, idleTimeoutMs } = this.#settings;
-    this.#lastInbound = Date.now();
     // A quiet engine answers only pings: one goes out at least every half of the idle deadline,
     // or a deadline below the heartbeat would drop a live connection each time it ran out.
-    this.#pingTimer = setInterval(() => {
-      if (this.isOpen) this.#ws!.ping();
-    }, Math.min(heartbeatIntervalMs, Math.max(1, Math.floor(idleTimeoutMs / 2))));
-    const checkIdle = () => {
-      const idle = Date.now() - this.#lastInbound;
-      if (idle < idleTimeoutMs) {
-        this.#idleTimer = setTimeout(checkIdle, idleTimeoutMs - idle);
+    const interval = Math.min(heartbeatIntervalMs, Math.max(1, Math.floor(idleTimeoutMs / 2)));
+    this.#lastInbound = performance.now();
+    let seen = this.#lastInbound;
+    /** Time since `seen` that the event loop was held up, so no ping could go out. */
+    let stalled = 0;
+    let nextPing = seen + interval;
+    const tick = (due: number) => {
+      const now = performance.now();
+      if (this.#lastInbound !== seen) {
+        seen = this.#lastInbound;
+        stalled = 0;
+      }
+      // A handler that blocks the loop (CPU work, a sync read, Atomics.wait) keeps the pings
+      // from going out, and the engine, which speaks only when asked, stays quiet meanwhile. A
+      // wake-up later than timer jitter explains is such a stall: it is not the engine's silence,
+      // or the worker would drop its own live connection as soon as the loop moved again.
+      const late = now - due;
+      if (late > interval / 4) stalled += late;
+      if (now - seen - stalled >= idleTimeoutMs) {
+        console.warn(
+          `[engine-sdk] No inbound data for ${idleTimeoutMs}ms, terminating connection to force reconnect`,
+        );
+        this.#ws?.terminate();
         return;
       }
-      console.warn(
-        `[engine-sdk] No inbound data for ${idleTimeoutMs}ms, terminating connection to force reconnect`,
-      );
-      this.#ws?.terminate();
+      if (now >= nextPing) {
+        if (this.isOpen) this.#ws!.ping();
+        nextPing = now + interval;
+      }
+      const wake = Math.max(now, Math.min(nextPing, seen + stalled + idleTimeoutMs));
+      this.#heartbeatTimer = setTimeout(() => tick(wake), wake - now);
     };
-    this.#idleTimer = setTimeout(checkIdle, idleTimeoutMs);
+    this.#heartbeatTimer = setTimeout(() => tick(nextPing), interval);
   }
 
   #stopHeartbeat(): void {
-    clearInterval(this.#pingTimer);
-    clearTimeout(this.#idleTimer);
-    this.#pingTimer = undefined;
-    this.#idleTimer = undefined;
+    clearTimeout(this.#heartbeatTimer);
+    this.#heartbeatTimer = undefined;
   }
 }

@@ -142,6 +142,27 @@ Deno.test("the worker pings, and drops and reopens a connection that stays silen
   }
 });
 
+Deno.test("after the event loop was held up, a connection that stays silent is still dropped", async () => {
+  const server = startRawServer(); // never answers pings, never sends anything
+  const worker = registerWorker(server.url, {
+    ...FAST,
+    heartbeatIntervalMs: 20,
+    idleTimeoutMs: 120,
+  });
+  try {
+    const first = await server.connection(0);
+    await first.waitFrame((f) => f.opcode === Opcode.Ping);
+    // Time the loop was held up does not count as silence, but the silence after it does.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 240);
+    await first.ended;
+    const second = await server.connection(1);
+    await second.waitFrame((f) => f.opcode === Opcode.Ping);
+  } finally {
+    await server.close(); // first, or shutdown() waits for a close frame this server never sends
+    await worker.shutdown();
+  }
+});
+
 Deno.test("an idle deadline below the heartbeat interval keeps a quiet, live connection", async () => {
   const engine = new ScriptedEngine(); // answers pings (Deno's server does), sends nothing else
   const worker = registerWorker(engine.url, {

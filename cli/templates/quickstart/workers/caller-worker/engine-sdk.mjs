@@ -1017,8 +1017,8 @@ var Connection = class {
   #lastError = "";
   #lastInbound = 0;
   #reconnectTimer;
-  #pingTimer;
-  #idleTimer;
+  /** Sends the pings and checks the idle deadline. */
+  #heartbeatTimer;
   /** Set while the open connection speaks {@linkcode BATCH_PROTOCOL}. */
   #batcher;
   constructor(settings, events) {
@@ -1091,12 +1091,12 @@ var Connection = class {
       this.#events.open();
     };
     ws.onmessage = (data) => {
-      this.#lastInbound = Date.now();
+      this.#lastInbound = performance.now();
       const text = typeof data === "string" ? data : utf8.decode(data);
       if (ws.protocol !== BATCH_PROTOCOL) return this.#events.message(text);
       for (const frame of splitBatch(text)) this.#events.message(frame);
     };
-    ws.onping = ws.onpong = () => this.#lastInbound = Date.now();
+    ws.onping = ws.onpong = () => this.#lastInbound = performance.now();
     ws.onerror = (err) => this.#report(err);
     ws.onclose = (event) => {
       if (this.#ws === ws) {
@@ -1130,26 +1130,36 @@ var Connection = class {
   }
   #startHeartbeat() {
     const { heartbeatIntervalMs, idleTimeoutMs } = this.#settings;
-    this.#lastInbound = Date.now();
-    this.#pingTimer = setInterval(() => {
-      if (this.isOpen) this.#ws.ping();
-    }, Math.min(heartbeatIntervalMs, Math.max(1, Math.floor(idleTimeoutMs / 2))));
-    const checkIdle = () => {
-      const idle = Date.now() - this.#lastInbound;
-      if (idle < idleTimeoutMs) {
-        this.#idleTimer = setTimeout(checkIdle, idleTimeoutMs - idle);
+    const interval = Math.min(heartbeatIntervalMs, Math.max(1, Math.floor(idleTimeoutMs / 2)));
+    this.#lastInbound = performance.now();
+    let seen = this.#lastInbound;
+    let stalled = 0;
+    let nextPing = seen + interval;
+    const tick = (due) => {
+      const now = performance.now();
+      if (this.#lastInbound !== seen) {
+        seen = this.#lastInbound;
+        stalled = 0;
+      }
+      const late = now - due;
+      if (late > interval / 4) stalled += late;
+      if (now - seen - stalled >= idleTimeoutMs) {
+        console.warn(`[engine-sdk] No inbound data for ${idleTimeoutMs}ms, terminating connection to force reconnect`);
+        this.#ws?.terminate();
         return;
       }
-      console.warn(`[engine-sdk] No inbound data for ${idleTimeoutMs}ms, terminating connection to force reconnect`);
-      this.#ws?.terminate();
+      if (now >= nextPing) {
+        if (this.isOpen) this.#ws.ping();
+        nextPing = now + interval;
+      }
+      const wake = Math.max(now, Math.min(nextPing, seen + stalled + idleTimeoutMs));
+      this.#heartbeatTimer = setTimeout(() => tick(wake), wake - now);
     };
-    this.#idleTimer = setTimeout(checkIdle, idleTimeoutMs);
+    this.#heartbeatTimer = setTimeout(() => tick(nextPing), interval);
   }
   #stopHeartbeat() {
-    clearInterval(this.#pingTimer);
-    clearTimeout(this.#idleTimer);
-    this.#pingTimer = void 0;
-    this.#idleTimer = void 0;
+    clearTimeout(this.#heartbeatTimer);
+    this.#heartbeatTimer = void 0;
   }
 };
 
