@@ -49,8 +49,8 @@ Deno.test("Redis stopped and started again under the engine: clear errors meanwh
       env,
     });
     assert.equal(got.stdout.trim(), "3");
-    await engine.waitForLine(/\[engine-state\] Redis connection at .* is back/);
-    await engine.waitForLine(/\[engine-queue\] Redis connection at .* is back/);
+    await engine.waitForLine(/\[engine-state\] Redis at .* is reachable again after \d+ s/);
+    await engine.waitForLine(/\[engine-queue\] Redis at .* is reachable again after \d+ s/);
   } finally {
     assert.equal(await engine.stop(), 0);
     await redis.stop();

@@ -8,6 +8,7 @@
 
 import { CallError, type Logger } from "../../engine/api.ts";
 import type { StoreLocation } from "./store_config.ts";
+import { loggedOutageOf } from "./store_outage.ts";
 
 /**
  * `Invalid input for state::set: "scope" must be a non-empty string`, with
@@ -22,7 +23,9 @@ export function invalidInput(fn: string, problem: string, code = "INVALID_ARGUME
  * `CallError` (a full disk, Redis gone) becomes one with `code` and the
  * message `Cannot <action>: <detail>`, followed by where the data lives when
  * the detail does not say (`(SQLite database "/data/state.db")`), and is
- * logged at error level with the code as a field.
+ * logged at error level with the code as a field, unless an outage already
+ * logged caused it (Redis unreachable, see `store_outage.ts`): that outage
+ * counts it instead.
  */
 export type StoreGuard = <T>(
   code: string,
@@ -42,7 +45,9 @@ export function storeGuard(log: Logger, location: StoreLocation = {}): StoreGuar
         ? ` (SQLite database "${location.path}")`
         : "";
       const message = `Cannot ${action}: ${detail}${where}`;
-      log.error(message, { code });
+      const outage = loggedOutageOf(error);
+      if (outage === undefined) log.error(message, { code });
+      else outage.countFailedCall();
       throw new CallError({ code, message });
     }
   };

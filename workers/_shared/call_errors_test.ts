@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { CallError } from "../../engine/api.ts";
 import { recordingLog } from "../../tests/support/recording_log.ts";
 import { invalidInput, storeGuard } from "./call_errors.ts";
+import { markLoggedOutage } from "./store_outage.ts";
 
 Deno.test("invalidInput() names the function, with INVALID_ARGUMENT unless told a code", () => {
   const plain = invalidInput("state::set", '"scope" must be a non-empty string: it is missing');
@@ -78,4 +79,25 @@ Deno.test("storeGuard() names the SQLite database a failure happened in, unless 
     }),
     { message: "Cannot write: Redis at redis://127.0.0.1:6379 is unreachable" },
   );
+});
+
+Deno.test("storeGuard() counts a failure of an outage already logged instead of logging it again", async () => {
+  const { log, errors } = recordingLog();
+  let counted = 0;
+  const outage = { countFailedCall: () => void counted++ };
+  const gone = markLoggedOutage(
+    new Error("Redis at redis://h:6379 is unreachable: ECONNREFUSED"),
+    outage,
+  );
+  for (let i = 0; i < 3; i++) {
+    await assert.rejects(
+      storeGuard(log)("GET_ERROR", 'read scope "s" key "k"', () => Promise.reject(gone)),
+      {
+        message:
+          'Cannot read scope "s" key "k": Redis at redis://h:6379 is unreachable: ECONNREFUSED',
+      },
+    );
+  }
+  assert.deepEqual(errors, []);
+  assert.equal(counted, 3);
 });

@@ -1,13 +1,15 @@
 /**
  * Connecting to Redis (`ioredis`) the way every Redis adapter of the built-in
- * workers does: connection trouble reported once per distinct error, the URL
- * redacted wherever it is shown.
+ * workers does: an outage logged in a few lines however long it lasts, the
+ * URL redacted wherever it is shown.
  *
  * @module
  */
 
 import type { Redis } from "ioredis";
 import type { Logger } from "../../engine/api.ts";
+import { RedisOutageLog } from "./redis_outage.ts";
+import { markLoggedOutage } from "./store_outage.ts";
 
 /** Options of {@link connectRedis}. */
 export interface RedisConnectOptions {
@@ -24,12 +26,17 @@ export interface RedisConnectOptions {
 }
 
 /**
- * Connects to `options.url`; rejects when Redis does not answer. While the
+ * Connects to `options.url`; rejects when Redis does not answer, refuses the
+ * password, or has no database of the number the URL names. While the
  * connection is down, ioredis holds commands and retries; one that gives up
  * fails with `Redis at <url> is unreachable: <the connection's last error>`
- * (not ioredis's wording), and the connection coming back is logged.
+ * (not ioredis's wording). With `options.log`, an outage is logged in a
+ * bounded number of lines (see {@link RedisOutageLog}) and the failures it
+ * causes are marked as logged (see `store_outage.ts`).
  */
 export async function connectRedis(options: RedisConnectOptions): Promise<Redis> {
+  const where = redactUrl(options.url);
+  const db = redisDatabase(options.url);
   // Loaded on first use: ioredis is ~30 ms of the engine's start-up otherwise.
   const { Redis } = await import("ioredis");
   const redis = new Redis(options.url, {
@@ -37,30 +44,70 @@ export async function connectRedis(options: RedisConnectOptions): Promise<Redis>
     maxRetriesPerRequest: 3,
     ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
   });
-  const where = redactUrl(options.url);
+  const outages = options.log === undefined
+    ? undefined
+    : new RedisOutageLog({ where, log: options.log });
+  let connected = false;
   let lastError = "";
-  let reported = "";
+  /** An error Redis answered while the connection was being set up (a failed SELECT). */
+  let refused: Error | undefined;
   redis.on("error", (error: Error) => {
     lastError = error.message;
-    // ioredis reconnects by itself; report each distinct trouble once.
-    if (error.message === reported) return;
-    reported = error.message;
-    options.log?.warn(`Redis connection trouble at ${where}: ${error.message}`);
+    if (connected) outages?.unreachable(error.message);
+    else if (error.name === "ReplyError") refused ??= error;
   });
   redis.on("ready", () => {
-    if (reported !== "") options.log?.info(`Redis connection at ${where} is back`);
-    lastError = reported = "";
+    lastError = "";
+    outages?.reachable();
   });
+  /** `error`, marked as logged when an outage log has it (logging it first if it had not). */
+  const reported = (error: Error, cause: string): Error => {
+    if (outages === undefined) return error;
+    outages.unreachable(cause);
+    return markLoggedOutage(error, outages);
+  };
   const send = redis.sendCommand.bind(redis);
-  redis.sendCommand =
-    ((...args: Parameters<typeof send>) =>
-      (send(...args) as Promise<unknown>).catch((error: unknown) => {
-        if (connectionLost(error)) throw unreachable(where, lastError, error);
-        if (timedOut(error)) throw noAnswer(where, options.commandTimeoutMs, error);
-        throw error;
-      })) as typeof send;
+  /** Each command's promise as callers see it; ioredis sends a command again after a reconnect. */
+  const seen = new WeakMap<object, Promise<unknown>>();
+  redis.sendCommand = ((...args: Parameters<typeof send>) => {
+    const [command] = args;
+    const known = seen.get(command);
+    if (known !== undefined) {
+      // Sent again once the connection is back. One that already failed (it timed out waiting
+      // for the connection) stays unsent: its caller was told it failed, so it must not take
+      // effect after all (and its failure, handed to nobody now, was an uncaught rejection).
+      if (!command.isSettled) void send(...args);
+      return known;
+    }
+    const answered = (send(...args) as Promise<unknown>).then(
+      (answer) => {
+        // Answered: a Redis that had stopped answering (no connection error) is back.
+        if (outages?.down) outages.reachable();
+        return answer;
+      },
+      (error: unknown) => {
+        throw failure(error);
+      },
+    );
+    seen.set(command, answered);
+    return answered;
+  }) as typeof send;
+  /** The error a caller gets for `error`, ioredis's failure of a command. */
+  const failure = (error: unknown): unknown => {
+    const waiting = redis.status !== "ready" && lastError !== "";
+    if (connectionLost(error) || (timedOut(error) && waiting)) {
+      const cause = lastError || "the connection was lost";
+      return reported(unreachable(where, lastError, error), cause);
+    }
+    if (timedOut(error)) {
+      const cause = `no answer within ${options.commandTimeoutMs} ms`;
+      return reported(noAnswer(where, options.commandTimeoutMs, error), cause);
+    }
+    return error;
+  };
   try {
     await redis.connect();
+    if (refused !== undefined) throw refused;
   } catch (error) {
     redis.disconnect();
     const detail = connectionLost(error) && lastError !== ""
@@ -68,9 +115,52 @@ export async function connectRedis(options: RedisConnectOptions): Promise<Redis>
       : error instanceof Error
       ? error.message
       : String(error);
-    throw new Error(`Cannot connect to Redis at ${where}: ${detail}`, { cause: error });
+    throw new Error(`Cannot connect to Redis at ${where}: ${detail}${hintFor(detail, db)}`, {
+      cause: error,
+    });
   }
+  connected = true;
   return redis;
+}
+
+/**
+ * The database number `url` names (its path, or its `db` parameter, which
+ * ioredis reads too); 0 when none. One that is not a number is refused:
+ * ioredis would send `SELECT NaN`, and its failure was thrown where nothing
+ * caught it.
+ */
+export function redisDatabase(url: string): number {
+  if (!URL.canParse(url)) throw new Error(`Invalid Redis URL ${redactUrl(url)}: it is not a URL`);
+  const given = redisDatabaseText(url);
+  if (given === "") return 0;
+  if (!/^\d{1,9}$/.test(given)) {
+    throw new Error(
+      `Invalid Redis URL ${
+        redactUrl(url)
+      }: the database after the host must be a number such as "/0", not ${JSON.stringify(given)}`,
+    );
+  }
+  return Number(given);
+}
+
+/** The database a parsable `url` names, as written (`""` for none): see {@link redisDatabase}. */
+export function redisDatabaseText(url: string): string {
+  const parsed = new URL(url);
+  return parsed.searchParams.get("db") ?? parsed.pathname.slice(1);
+}
+
+/** What to check when Redis refused the connection with `detail`. */
+function hintFor(detail: string, db: number): string {
+  if (/DB index is out of range/i.test(detail)) {
+    return `: the server has no database ${db} (the number after the host in "url"; a server has 16 unless its "databases" setting says otherwise)`;
+  }
+  if (/WRONGPASS|invalid password|invalid username-password/i.test(detail)) {
+    return ': check the user and password in "url" (redis://<user>:<password>@host)';
+  }
+  if (/NOAUTH/.test(detail)) {
+    return ': the server requires a password: give it in "url" (redis://:<password>@host)';
+  }
+  return "";
 }
 
 /** Whether ioredis gave up on a command because the connection is down. */

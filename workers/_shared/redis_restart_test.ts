@@ -54,7 +54,7 @@ Deno.test("Redis restarted under two engines sharing it: state and queues work a
     for (const engine of engines) {
       for (const worker of ["engine-state", "engine-queue"]) {
         await engine.waitForLine(
-          new RegExp(`\\[${worker}\\] Redis connection at .* is back`),
+          new RegExp(`\\[${worker}\\] Redis at .* is reachable again after \\d+ s`),
           20_000,
         );
       }

@@ -42,13 +42,38 @@ Deno.test("connectRedis() fails a command with the URL and the cause while Redis
       }
     }, "the connection to come back");
     await eventually(
-      () => lines.some((l) => /^info Redis connection at .* is back$/.test(l)),
+      () => lines.some((l) => /^info Redis at .* is reachable again after \d+ s: /.test(l)),
       "the log line",
     );
-    assert.ok(
-      lines.some((l) => /^warn Redis connection trouble at .*ECONNREFUSED/.test(l)),
+    assert.equal(
+      lines.filter((l) => /^error Redis at .* is unreachable: .*ECONNREFUSED/.test(l)).length,
+      1,
       lines.join("\n"),
     );
+  } finally {
+    await closeRedis(redis);
+    await server.stop();
+  }
+});
+
+Deno.test("connectRedis() does not send, once Redis is back, a command that timed out waiting for it", async () => {
+  let server = await startRedisServer();
+  const { log } = recordingLog();
+  const redis = await connectRedis({ url: server.url, log, commandTimeoutMs: 300 });
+  try {
+    await server.stop();
+    // Queued while the connection is down, it times out before ioredis gives up reconnecting.
+    await assert.rejects(redis.set("k", "late"), /Redis at .* is unreachable|did not answer/);
+    server = await startRedisServer({ port: server.port });
+    await eventually(async () => {
+      try {
+        return (await redis.set("other", "1")) === "OK";
+      } catch {
+        return false;
+      }
+    }, "the connection to come back");
+    // Its caller was told it failed: it must not take effect after all (the new server is empty).
+    assert.equal(await redis.get("k"), null);
   } finally {
     await closeRedis(redis);
     await server.stop();
@@ -65,11 +90,63 @@ Deno.test("connectRedis() with a wrong password says so, not 'Connection is clos
         /^Cannot connect to Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+\/?: /,
       );
       assert.match(error.message, /AUTH|password/i);
+      assert.match(error.message, /: check the user and password in "url"/);
       assert.doesNotMatch(error.message, /wrong-secret|Connection is closed/);
       return true;
     });
   } finally {
     await server.stop();
+  }
+});
+
+Deno.test("connectRedis() to a server requiring a password, without one, says to give it in the URL", async () => {
+  const server = await startRedisServer({ password: "right-secret" });
+  try {
+    await assert.rejects(connectRedis({ url: server.url }), (error: Error) => {
+      assert.match(
+        error.message,
+        /^Cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+\/?: NOAUTH /,
+      );
+      assert.match(error.message, /: the server requires a password: give it in "url"/);
+      return true;
+    });
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("connectRedis() refuses a database the server does not have, instead of using database 0", async () => {
+  const server = await startRedisServer();
+  try {
+    await assert.rejects(connectRedis({ url: `${server.url}/99` }), (error: Error) => {
+      assert.match(
+        error.message,
+        /^Cannot connect to Redis at redis:\/\/127\.0\.0\.1:\d+\/99: ERR DB index/,
+      );
+      assert.match(
+        error.message,
+        /: the server has no database 99 \(the number after the host in "url"/,
+      );
+      return true;
+    });
+    const redis = await connectRedis({ url: `${server.url}/15` });
+    await redis.set("k", "in 15");
+    await closeRedis(redis);
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("connectRedis() refuses a database that is not a number, before connecting", async () => {
+  for (const url of ["redis://:pw@127.0.0.1:1/abc", "redis://127.0.0.1:1?db=x"]) {
+    await assert.rejects(connectRedis({ url }), (error: Error) => {
+      assert.match(
+        error.message,
+        /^Invalid Redis URL redis:\/\/.*: the database after the host must be a number such as "\/0", not "(abc|x)"$/,
+      );
+      assert.doesNotMatch(error.message, /:pw@/);
+      return true;
+    });
   }
 });
 

@@ -15,6 +15,7 @@
  */
 
 import { CallError, type ErrorBody, type Logger } from "../../engine/api.ts";
+import { loggedOutageOf } from "../_shared/store_outage.ts";
 import type { ClaimedMessage, QueueStore } from "./adapters/store.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { QueueSettings } from "./config.ts";
@@ -190,7 +191,10 @@ export class Dispatcher {
         if (!state.again && claimed.length < free) break;
       }
     } catch (error) {
-      this.#o.log.error(`Cannot claim messages of queue "${queue}": ${messageOf(error)}`);
+      // A store outage is logged by the store, once: not at every claim of every queue.
+      if (loggedOutageOf(error) === undefined) {
+        this.#o.log.error(`Cannot claim messages of queue "${queue}": ${messageOf(error)}`);
+      }
     } finally {
       state.pumping = false;
       // Only this queue's due times changed: the others' are planned already.
@@ -245,6 +249,7 @@ export class Dispatcher {
     try {
       await this.#record(message, settings, outcome, released);
     } catch (error) {
+      if (loggedOutageOf(error) !== undefined) return;
       this.#o.log.error(
         `Cannot record the delivery of message "${message.id}" of queue "${message.queue}": ${
           messageOf(error)
@@ -336,7 +341,9 @@ export class Dispatcher {
         this.#arm(next);
       }
     })().catch((error) => {
-      this.#o.log.error(`Cannot plan the next deliveries: ${messageOf(error)}`);
+      if (loggedOutageOf(error) === undefined) {
+        this.#o.log.error(`Cannot plan the next deliveries: ${messageOf(error)}`);
+      }
       this.#arm(this.#clock.now() + (this.#o.pollMs ?? 1000));
     }).finally(() => {
       this.#planning = false;
