@@ -30,7 +30,28 @@ const refused: [string, unknown, string, RegExp][] = [
     /^must be a URL starting with "redis:\/\/" or "rediss:\/\/"$/,
   ],
   ["a redis URL that does not parse", { url: "redis://[" }, "url", /redis:\/\//],
+  ...["redis://cache:6379/abc", "redis://cache/0/1", "redis://cache?db=x", "redis://cache/-1"].map((
+    url,
+  ): [string, unknown, string, RegExp] => [
+    `a redis URL whose database is not a number (${url})`,
+    { url },
+    "url",
+    /^must name the database after the host as a number \("redis:\/\/host:6379\/0"\), not "[^"]+"$/,
+  ]),
 ];
+
+Deno.test("storeConfigFields() takes a redis URL with or without a database number", () => {
+  for (
+    const url of [
+      "redis://cache",
+      "redis://cache:6379/",
+      "redis://:pw@cache:6379/15",
+      "rediss://cache/0",
+    ]
+  ) {
+    assert.equal(Schema.parse({ url }).url, url);
+  }
+});
 
 for (const [what, raw, field, message] of refused) {
   Deno.test(`storeConfigFields() refuses ${what}, naming the field`, () => {
