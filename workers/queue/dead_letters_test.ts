@@ -173,6 +173,39 @@ const cases: Record<string, QueueCase> = {
     });
   },
 
+  "dead_letters answers a total that agrees with its page while another engine buries letters":
+    async (
+      backend,
+      stores,
+    ) => {
+      const { store, call } = await functionsOn(backend, stores);
+      // Another engine on the same back end (Redis, the SQLite file), or the same memory store.
+      const other = backend.shared ? await backend.open() : store;
+      if (other !== store) stores.push(other);
+      const LETTERS = 150;
+      await bury(store, [["m0", T0]]); // the queue exists from the first read on
+      let buried = 1;
+      const writer = (async () => {
+        for (; buried < LETTERS; buried++) await bury(other, [[`m${buried}`, T0 + buried]]);
+      })();
+      let reads = 0;
+      const disagreements: string[] = [];
+      while (buried < LETTERS || reads === 0) {
+        const page = await call("dead_letters", { queue: "jobs", limit: 1000 });
+        reads++;
+        // Let the event loop turn: SQLite's enqueues are written there (group commit).
+        await new Promise((resolve) => setTimeout(resolve));
+        if (page.total !== page.dead_letters.length) {
+          disagreements.push(`total ${page.total}, ${page.dead_letters.length} listed`);
+        }
+      }
+      await writer;
+      assert.deepEqual(disagreements, [], `${disagreements.length} of ${reads} reads disagreed`);
+      const last = await call("dead_letters", { queue: "jobs", limit: 1000 });
+      assert.equal(last.total, LETTERS);
+      assert.equal(last.dead_letters.length, LETTERS);
+    },
+
   "bad paging and cut-off input is refused, naming the field": async (backend, stores) => {
     const { store, call } = await functionsOn(backend, stores);
     await bury(store, [["a", T0 + 1]]);

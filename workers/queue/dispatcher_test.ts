@@ -75,7 +75,7 @@ Deno.test("Dispatcher retries with capped exponential backoff, then makes a dead
     assert.equal(event.attempts, i + 1);
     await h.dispatcher.idle();
   }
-  const [dead, ...others] = h.store.deadLetters("jobs", 10);
+  const [dead, ...others] = h.store.deadLetters("jobs", 10).letters;
   assert.deepEqual(others, []);
   assert.equal(dead?.id, id);
   assert.equal(dead?.attempts, 5);
@@ -134,7 +134,7 @@ Deno.test("Dispatcher treats function_not_found from a vanished function as wait
     new CallError({ code: "function_not_found", message: "Function jobs::run not found" }),
   );
   assert.equal((await h.events.next()).kind, "wait");
-  assert.deepEqual(h.store.deadLetters("jobs", 10), []);
+  assert.deepEqual(h.store.deadLetters("jobs", 10), { letters: [], total: 0 });
   await h.dispatcher.stop();
 });
 

@@ -139,19 +139,17 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
           newestFirst: order === "newest_first",
           ...(cursor ? { after: cursor } : {}),
         };
-        // One more than asked tells whether a next page has anything.
-        const [letters, counts] = await Promise.all([
-          guard(
-            `list the dead letters of queue "${queue}"`,
-            () => store.deadLetters(queue, limit + 1, page),
-          ),
-          guard(`count queue "${queue}"`, () => store.counts(queue, clock.now())),
-        ]);
+        // One more than asked tells whether a next page has anything; the count comes with the
+        // page, read at the same moment (side by side, another engine could change one between).
+        const { letters, total } = await guard(
+          `list the dead letters of queue "${queue}"`,
+          () => store.deadLetters(queue, limit + 1, page),
+        );
         const shown = letters.slice(0, limit);
         const last = shown.at(-1);
         return {
           queue,
-          total: counts.deadLetters,
+          total,
           dead_letters: shown.map(deadLetterView),
           ...(letters.length > limit && last ? { next_cursor: cursorText(last) } : {}),
         };

@@ -225,7 +225,7 @@ Deno.test("engines with different settings for one queue: the engine that delive
     let page: Page | undefined;
     await eventually(async () => {
       page = await producerA.call("engine::queue::dead_letters", { queue: "mixed" }) as Page;
-      // The count and the page are read side by side, not as one snapshot: wait for both.
+      // The count and the page are one snapshot (they agree): wait for the letter on both.
       return page.total === 1 && page.dead_letters.length === 1;
     }, "the dead letter listed on engine A");
     assert.deepEqual(page!.dead_letters.map((d) => [d.id, d.attempts]), [[id, 3]]);

@@ -202,7 +202,9 @@ const cases: Record<string, Case> = {
       true,
     );
     assert.deepEqual(await store.claim("jobs", T0 + 10_000, 10, T0 + 20_000), []);
-    assert.deepEqual(await store.deadLetters("jobs", 10), [
+    const { letters, total } = await store.deadLetters("jobs", 10);
+    assert.equal(total, 2);
+    assert.deepEqual(letters, [
       {
         id: "m2",
         queue: "jobs",
@@ -225,8 +227,10 @@ const cases: Record<string, Case> = {
         traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
       },
     ]);
-    assert.deepEqual((await store.deadLetters("jobs", 1)).map((d) => d.id), ["m2"]);
-    assert.deepEqual(await store.deadLetters("other", 10), []);
+    // The count is of every letter, not of the page's.
+    const first = await store.deadLetters("jobs", 1);
+    assert.deepEqual([first.letters.map((d) => d.id), first.total], [["m2"], 2]);
+    assert.deepEqual(await store.deadLetters("other", 10), { letters: [], total: 0 });
     assert.equal(await store.enqueue(message("m1")), false, "a dead letter's id stays taken");
   },
 
@@ -289,14 +293,17 @@ const cases: Record<string, Case> = {
     }
     assert.equal(await store.redrive("jobs", "missing", T0 + 10), 0);
     assert.equal(await store.redrive("jobs", "b", T0 + 10), 1);
-    assert.deepEqual((await store.deadLetters("jobs", 10)).map((d) => d.id).sort(), ["a", "c"]);
+    assert.deepEqual((await store.deadLetters("jobs", 10)).letters.map((d) => d.id).sort(), [
+      "a",
+      "c",
+    ]);
     const [b] = await store.claim("jobs", T0 + 10, 10, T0 + 100);
     assert.equal(b?.id, "b");
     assert.equal(b?.attempts, 0);
     assert.equal(b?.lastError, undefined);
     assert.deepEqual(b?.data, { id: "b" });
     assert.equal(await store.redrive("jobs", undefined, T0 + 20), 2);
-    assert.deepEqual(await store.deadLetters("jobs", 10), []);
+    assert.deepEqual(await store.deadLetters("jobs", 10), { letters: [], total: 0 });
     assert.deepEqual(
       (await store.claim("jobs", T0 + 20, 10, T0 + 100)).map((m) => m.id).sort(),
       ["a", "c"],
@@ -315,7 +322,7 @@ const cases: Record<string, Case> = {
       ]);
       const order = ["0-first", ...TIED, "z-last"];
       const ids = async (limit: number, page?: Parameters<QueueStore["deadLetters"]>[2]) =>
-        (await store.deadLetters("jobs", limit, page)).map((d) => d.id);
+        (await store.deadLetters("jobs", limit, page)).letters.map((d) => d.id);
       assert.deepEqual(await ids(100), order);
       assert.deepEqual(await ids(100, { newestFirst: false }), order);
       assert.deepEqual(await ids(100, { newestFirst: true }), order.slice().reverse());
@@ -325,10 +332,11 @@ const cases: Record<string, Case> = {
         const seen: string[] = [];
         let after: { failedAt: number; id: string } | undefined;
         while (true) {
-          const page = await store.deadLetters("jobs", 2, {
+          const { letters: page, total } = await store.deadLetters("jobs", 2, {
             newestFirst,
             ...(after === undefined ? {} : { after }),
           });
+          assert.equal(total, order.length);
           if (page.length === 0) break;
           seen.push(...page.map((d) => d.id));
           const last = page.at(-1)!;
@@ -348,7 +356,10 @@ const cases: Record<string, Case> = {
       );
       assert.deepEqual(await ids(10, { after: { failedAt: T0 + 50, id: "z-last" } }), []);
       assert.deepEqual(await ids(10, { after: { failedAt: T0, id: "x" }, newestFirst: true }), []);
-      assert.deepEqual(await store.deadLetters("other", 10, { newestFirst: true }), []);
+      assert.deepEqual(await store.deadLetters("other", 10, { newestFirst: true }), {
+        letters: [],
+        total: 0,
+      });
     },
 
   "redrive() and discardAll() of every dead letter take only those failed before a cut-off": async (
@@ -357,7 +368,7 @@ const cases: Record<string, Case> = {
   ) => {
     const store = await opened(backend, stores);
     await buried(store, [["a", T0 + 10], ["b", T0 + 20], ["c", T0 + 20], ["d", T0 + 30]]);
-    const left = async () => (await store.deadLetters("jobs", 10)).map((d) => d.id);
+    const left = async () => (await store.deadLetters("jobs", 10)).letters.map((d) => d.id);
     assert.equal(await store.redrive("jobs", undefined, T0 + 40, { failedBefore: T0 + 10 }), 0);
     assert.equal(await store.redrive("jobs", undefined, T0 + 40, { failedBefore: T0 + 20 }), 1);
     assert.deepEqual(await left(), ["b", "c", "d"]);
@@ -386,7 +397,7 @@ const cases: Record<string, Case> = {
     await store.bury("jobs", "a", a!.lease, { attempts: 1, lastError: ERROR, failedAt: T0 });
     assert.equal(await store.discard("jobs", "a"), true);
     assert.equal(await store.discard("jobs", "a"), false);
-    assert.deepEqual(await store.deadLetters("jobs", 10), []);
+    assert.deepEqual(await store.deadLetters("jobs", 10), { letters: [], total: 0 });
     assert.deepEqual(await store.counts("jobs", T0), { depth: 0, inFlight: 0, deadLetters: 0 });
     assert.equal(await store.enqueue(message("a")), true, "a discarded id is free again");
   },

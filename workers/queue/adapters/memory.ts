@@ -10,8 +10,8 @@ import type { ErrorBody } from "../../../engine/api.ts";
 import {
   type ClaimedMessage,
   compareDeadLetters,
-  type DeadLetter,
   type DeadLetterCut,
+  type DeadLetterList,
   type DeadLetterPage,
   type MessageMeta,
   type NewMessage,
@@ -147,20 +147,22 @@ export class MemoryStore implements QueueStore {
     };
   }
 
-  deadLetters(queueName: string, limit: number, page: DeadLetterPage = {}): DeadLetter[] {
+  deadLetters(queueName: string, limit: number, page: DeadLetterPage = {}): DeadLetterList {
     const sign = page.newestFirst ? -1 : 1;
     const order = (a: Dead, b: Dead) => sign * compareDeadLetters(cursorOf(a), cursorOf(b));
     let dead = [...(this.#queue(queueName, false)?.dead.values() ?? [])].sort(order);
+    const total = dead.length;
     const after = page.after;
     if (after !== undefined) {
       dead = dead.filter((d) => sign * compareDeadLetters(cursorOf(d), after) > 0);
     }
-    return dead.slice(0, limit).map((d) => ({
+    const letters = dead.slice(0, limit).map((d) => ({
       ...structuredClone(d.meta),
       data: parseExact(d.dataText),
       lastError: structuredClone(d.lastError),
       failedAt: d.failedAt,
     }));
+    return { letters, total };
   }
 
   redrive(queueName: string, id: string | undefined, now: number, cut: DeadLetterCut = {}): number {

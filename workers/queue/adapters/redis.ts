@@ -29,8 +29,8 @@ import type { ErrorBody } from "../../../engine/api.ts";
 import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
 import type {
   ClaimedMessage,
-  DeadLetter,
   DeadLetterCut,
+  DeadLetterList,
   DeadLetterPage,
   MessageMeta,
   NewMessage,
@@ -207,16 +207,16 @@ export class RedisStore implements QueueStore {
     queue: string,
     limit: number,
     page: DeadLetterPage = {},
-  ): Promise<DeadLetter[]> {
+  ): Promise<DeadLetterList> {
     const { after } = page;
-    const flat = await this.#run(
+    const [total, ...flat] = await this.#run(
       "queueDeadLetters",
       queue,
       limit,
       page.newestFirst ? "1" : "0",
       ...(after === undefined ? ["0", 0, ""] : ["1", after.failedAt, after.id]),
     );
-    return rowsOf(flat).map(([id, failedAt, meta, data, attempts, error]) => {
+    const letters = rowsOf(flat).map(([id, failedAt, meta, data, attempts, error]) => {
       const m = toMeta(queue, id, meta, attempts, error);
       return {
         ...m,
@@ -225,6 +225,7 @@ export class RedisStore implements QueueStore {
         failedAt: Number(failedAt),
       };
     });
+    return { letters, total };
   }
 
   async redrive(

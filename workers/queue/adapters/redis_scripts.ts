@@ -174,7 +174,8 @@ return {redis.call('ZCARD', KEYS[1]), inflight, redis.call('ZCARD', KEYS[3])}`,
 };
 
 // ARGV limit, newest first ('1'/'0'), after a cursor ('1'/'0'), its failure time, its id
-// → flat [id, failed at, meta, data, attempts|false, error|false, ...].
+// → [every dead letter's count, then flat id, failed at, meta, data, attempts|false, error|false, ...]:
+// the count and the page of one moment.
 // Ranks are in failure order (score, then id bytewise, as ZSET orders them). The cursor's
 // place is found by a binary search among the ids of its score: it need not be there.
 const DEAD_LETTERS: Script = {
@@ -189,8 +190,9 @@ local function below(a, b)
 end
 local limit = tonumber(ARGV[1])
 local newest = ARGV[2] == '1'
+local total = redis.call('ZCARD', KEYS[1])
 local cut = 0
-if newest then cut = redis.call('ZCARD', KEYS[1]) end
+if newest then cut = total end
 if ARGV[3] == '1' then
   -- cut: the rank of the first id past the cursor (newest first: the first not before it).
   local lo = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. ARGV[4])
@@ -205,11 +207,11 @@ end
 local first, last
 if newest then first, last = math.max(cut - limit, 0), cut - 1
 else first, last = cut, cut + limit - 1 end
-if last < first then return {} end
+local out = {total}
+if last < first then return out end
 local rows = redis.call('ZRANGE', KEYS[1], first, last, 'WITHSCORES')
 local from, to, step = 1, #rows - 1, 2
 if newest then from, to, step = #rows - 1, 1, -2 end
-local out = {}
 for i = from, to, step do
   local id = rows[i]
   out[#out + 1] = id
@@ -289,7 +291,7 @@ export interface QueueScripts {
   queueReschedule(...args: Arg[]): Promise<number>;
   queueBury(...args: Arg[]): Promise<number>;
   queueCounts(...args: Arg[]): Promise<[number, number, number]>;
-  queueDeadLetters(...args: Arg[]): Promise<(string | null)[]>;
+  queueDeadLetters(...args: Arg[]): Promise<[number, ...(string | null)[]]>;
   queueRedrive(...args: Arg[]): Promise<number>;
   queueDiscard(...args: Arg[]): Promise<number>;
   queueDiscardAll(...args: Arg[]): Promise<number>;

@@ -26,8 +26,8 @@ import type { ErrorBody } from "../../../engine/api.ts";
 import { openDatabase, type Transaction, writeTransaction } from "../../_shared/sqlite.ts";
 import type {
   ClaimedMessage,
-  DeadLetter,
   DeadLetterCut,
+  DeadLetterList,
   DeadLetterPage,
   MessageMeta,
   NewMessage,
@@ -125,6 +125,8 @@ export class SqliteStore implements QueueStore {
   readonly #db: DatabaseSync;
   readonly #sql: Record<Statements, StatementSync>;
   readonly #transaction: Transaction;
+  /** Runs a body of reads on one snapshot of the file. */
+  readonly #read: Transaction;
   /** Queues already in `queue_names`, to skip the insert. */
   readonly #named = new Set<string>();
   readonly #leasePrefix = crypto.randomUUID();
@@ -143,6 +145,7 @@ export class SqliteStore implements QueueStore {
           `ORDER BY failed_at ${direction}, id ${direction} LIMIT ?`,
       );
     this.#transaction = writeTransaction(db);
+    this.#read = readTransaction(db);
     this.#sql = {
       name: p("INSERT OR IGNORE INTO queue_names (name) VALUES (?)"),
       exists: p(
@@ -304,7 +307,7 @@ export class SqliteStore implements QueueStore {
     return { depth: live - inFlight, inFlight, deadLetters: count(this.#sql.deadCount, queue) };
   }
 
-  deadLetters(queue: string, limit: number, page: DeadLetterPage = {}): DeadLetter[] {
+  deadLetters(queue: string, limit: number, page: DeadLetterPage = {}): DeadLetterList {
     this.#flush();
     const { after } = page;
     const sql = this.#sql;
@@ -312,8 +315,13 @@ export class SqliteStore implements QueueStore {
       ? (after === undefined ? sql.deadListNewest : sql.deadListBefore)
       : (after === undefined ? sql.deadList : sql.deadListAfter);
     const args = after === undefined ? [queue, limit] : [queue, after.failedAt, after.id, limit];
-    const rows = statement.all(...args) as unknown as (MessageRow & { failed_at: number })[];
-    return rows.map((row) => {
+    // One read transaction: another process sharing the file cannot write between the two reads.
+    type Row = MessageRow & { failed_at: number };
+    const [rows, total] = this.#read((): [Row[], number] => [
+      statement.all(...args) as unknown as Row[],
+      Number((sql.deadCount.get(queue) as { n: number }).n),
+    ]);
+    const letters = rows.map((row) => {
       const meta = toMeta(queue, row);
       return {
         ...meta,
@@ -322,6 +330,7 @@ export class SqliteStore implements QueueStore {
         failedAt: row.failed_at,
       };
     });
+    return { letters, total };
   }
 
   redrive(queue: string, id: string | undefined, now: number, cut: DeadLetterCut = {}): number {
@@ -435,4 +444,21 @@ function toMeta(queue: string, row: MessageRow): MessageMeta {
   if (row.traceparent !== null) meta.traceparent = row.traceparent;
   if (row.baggage !== null) meta.baggage = row.baggage;
   return meta;
+}
+
+/**
+ * A {@link Transaction} of reads only (`BEGIN`, deferred): its reads see one
+ * snapshot of the file, and it takes no write lock.
+ */
+function readTransaction(db: DatabaseSync): Transaction {
+  const begin = db.prepare("BEGIN");
+  const commit = db.prepare("COMMIT");
+  return (body) => {
+    begin.run();
+    try {
+      return body();
+    } finally {
+      commit.run();
+    }
+  };
 }

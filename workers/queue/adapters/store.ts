@@ -74,6 +74,13 @@ export interface DeadLetterPage {
   after?: DeadLetterCursor;
 }
 
+/** A page of a queue's dead letters, and how many it has: one snapshot. */
+export interface DeadLetterList {
+  letters: DeadLetter[];
+  /** The queue's dead letters when the page was read, on it or not. */
+  total: number;
+}
+
 /** Which dead letters `redrive` and `discardAll` take when they take all. */
 export interface DeadLetterCut {
   /** Only those with `failedAt` < this time (ms since the epoch). */
@@ -156,9 +163,11 @@ export interface QueueStore {
    * At most `limit` of the queue's dead letters in failure order (see
    * {@link compareDeadLetters}), oldest first unless `page.newestFirst`;
    * with `page.after`, only those that come after that position in this order
-   * (the position need not be a letter still there).
+   * (the position need not be a letter still there); with the count of all
+   * the queue's dead letters, read at the same moment (another process
+   * burying or redriving meanwhile cannot make the two disagree).
    */
-  deadLetters(queue: string, limit: number, page?: DeadLetterPage): Awaitable<DeadLetter[]>;
+  deadLetters(queue: string, limit: number, page?: DeadLetterPage): Awaitable<DeadLetterList>;
   /**
    * Puts the dead letter `id` (or every one when `id` is undefined, only
    * those that failed before `cut.failedBefore` when given) back in its
