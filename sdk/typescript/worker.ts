@@ -17,6 +17,7 @@ import { TriggerTypeProviders } from "./provider.ts";
 import { type Registered, Registrations } from "./registrations.ts";
 import { currentScope } from "./trace.ts";
 import { setChannelEndpoint } from "./channels/endpoint.ts";
+import { OpenEnds, trackEnds } from "./channels/open_ends.ts";
 import { shown, workerSettings } from "./worker_settings.ts";
 import type {
   FunctionHandler,
@@ -96,6 +97,8 @@ export class Worker {
   #registered = new Registrations();
   #types = new TriggerTypeProviders();
   #inflight = new Set<Promise<void>>();
+  /** Channel ends with an open socket, which shutdown() waits for and then breaks off. */
+  #openEnds = new OpenEnds();
   #outbox = new Outbox();
   #calls = new PendingCalls();
   #readyWaiters: { resolve(): void; reject(err: Error): void }[] = [];
@@ -114,7 +117,9 @@ export class Worker {
     this.name = settings.name;
     this.#invocationTimeoutMs = settings.invocationTimeoutMs;
     const { tls, handshakeTimeoutMs } = settings.connection;
-    setChannelEndpoint(this, { url, options: { tls, handshakeTimeoutMs } });
+    const channelOptions = { tls, handshakeTimeoutMs };
+    trackEnds(channelOptions, this.#openEnds);
+    setChannelEndpoint(this, { url, options: channelOptions });
     this.#conn = new Connection(settings.connection, {
       open: () => this.#onOpen(),
       message: (text) => this.#onMessage(text),
@@ -327,9 +332,10 @@ export class Worker {
   /**
    * Shuts the worker down: calls still waiting for a result reject with code
    * `shutdown`, handlers already running get up to `drainTimeoutMs` (default
-   * 5000) to finish and send their results, then the connection closes with
-   * code 1000 and no reconnect follows. Calls arriving meanwhile are answered
-   * with code `shutdown`.
+   * 5000) to finish and send their results, and channel ends still open get
+   * what is left of that time to end; the rest are broken off (their peers see
+   * an error). Then the connection closes with code 1000 and no reconnect
+   * follows. Calls arriving meanwhile are answered with code `shutdown`.
    *
    * @example
    * ```ts
@@ -357,13 +363,15 @@ export class Worker {
   }
 
   async #drain(timeoutMs: number): Promise<void> {
-    if (this.#inflight.size === 0) return;
+    const deadline = performance.now() + timeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       Promise.allSettled([...this.#inflight]),
       new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
     ]);
     clearTimeout(timer);
+    // An HTTP handler may return before its stream ends: the ends get the rest of the time.
+    await this.#openEnds.close(deadline - performance.now(), "the worker shut down");
   }
 
   #onOpen(): void {

@@ -8,6 +8,7 @@ import { ChannelReader } from "./reader.ts";
 import { ChannelWriter, CHUNK_SIZE } from "./writer.ts";
 import { streamResponse } from "./http_response.ts";
 import { EngineError } from "../errors.ts";
+import { OpenEnds, trackEnds } from "./open_ends.ts";
 
 interface Opened {
   url: URL;
@@ -231,6 +232,38 @@ Deno.test("streamResponse() sends set_status, set_headers, chunks, then the end"
       3,
       5,
     ]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("ends of a worker that shut down fail at once and open no socket", async () => {
+  const server = endpoint();
+  const ends = new OpenEnds();
+  const options = {};
+  trackEnds(options, ends);
+  try {
+    const open = new ChannelWriter(server.url, ref("write"), options);
+    await open.write("a");
+    const opened = await server.next(0);
+    await ends.close(0, "the worker shut down"); // breaks the open writer off at once
+    assert.equal((await opened.closed).code, 1001);
+    await assert.rejects(open.write("b"), {
+      code: "channel_closed",
+      message: 'Channel "c1" cannot be written to: the worker shut down',
+    });
+
+    const writer = new ChannelWriter(server.url, ref("write", "c2"), options);
+    await assert.rejects(writer.write("x"), {
+      code: "channel_closed",
+      message: 'Channel "c2" cannot be written to: the worker shut down',
+    });
+    const reader = new ChannelReader(server.url, ref("read", "c3"), options);
+    await assert.rejects(reader.readAll(), {
+      code: "channel_broken",
+      message: 'Channel "c3" broke off: the worker shut down',
+    });
+    assert.equal(server.opened.length, 1);
   } finally {
     await server.close();
   }

@@ -9,6 +9,7 @@ import { EngineError } from "../errors.ts";
 import { type CloseEvent, WebSocketClient } from "../websocket/client.ts";
 import { type ChannelOptions, type ChannelRef, channelUrl, endRef, socketOptions } from "./ref.ts";
 import { channelFailure } from "./failure.ts";
+import { openEndsOf } from "./open_ends.ts";
 
 /** The largest binary frame a writer sends; longer data goes in several. */
 export const CHUNK_SIZE = 64 * 1024;
@@ -40,6 +41,7 @@ export class ChannelWriter {
   readonly #engineUrl: string;
   readonly #options: ChannelOptions;
   #ws: Promise<WebSocketClient> | undefined;
+  #socket: WebSocketClient | undefined;
   #tail: Promise<void> = Promise.resolve();
   #ending = false;
   #failure: EngineError | undefined;
@@ -160,19 +162,53 @@ export class ChannelWriter {
   /** The open socket, connecting on first use; rejects with the failure to open it. */
   #connect(): Promise<WebSocketClient> {
     this.#ws ??= new Promise((resolve, reject) => {
-      const ws = new WebSocketClient(
-        channelUrl(this.#engineUrl, this.#ref),
-        socketOptions(this.#options),
-      );
+      // Tracked while its socket is open: the worker's shutdown() waits for it, then breaks it off.
+      const ends = openEndsOf(this.#options);
+      const tracked = { break: (why: string) => this.#break(why) };
+      if (ends && !ends.add(tracked)) return reject(this.#broken(ends.refusal!));
+      let ws: WebSocketClient;
+      try {
+        ws = new WebSocketClient(
+          channelUrl(this.#engineUrl, this.#ref),
+          socketOptions(this.#options),
+        );
+      } catch (err) {
+        ends?.delete(tracked);
+        throw err;
+      }
+      this.#socket = ws;
       let error: Error | undefined;
       ws.onopen = () => resolve(ws);
       ws.onerror = (err) => (error = err);
       ws.onclose = (event: CloseEvent) => {
+        ends?.delete(tracked);
         const asked = this.#ending && event.code === 1000 && !error;
         if (!asked) this.#failure ??= channelFailure(this.#ref, event, error);
         if (this.#failure) reject(this.#failure);
       };
     });
     return this.#ws;
+  }
+
+  /**
+   * Closes the socket with 1001 (not 1000, which would end the data cleanly):
+   * the engine breaks the channel off, so the reader gets an error, not a
+   * stream that looks complete. Later calls reject.
+   */
+  #break(why: string): Promise<void> {
+    this.#broken(why);
+    const ws = this.#socket;
+    if (!ws) return Promise.resolve();
+    if (ws.readyState === "open") void ws.close(1001, "worker shut down");
+    else if (ws.readyState === "connecting") ws.terminate();
+    return ws.closed.then(() => {});
+  }
+
+  #broken(why: string): EngineError {
+    const id = JSON.stringify(this.#ref.channel_id);
+    return this.#failure ??= new EngineError(
+      "channel_closed",
+      `Channel ${id} cannot be written to: ${why}`,
+    );
   }
 }

@@ -233,8 +233,9 @@ export class WebSocketClient {
    * While still connecting, the connection is simply dropped.
    */
   close(code = 1000, reason = ""): Promise<CloseEvent> {
-    if (code !== 1000 && (code < 3000 || code > 4999)) {
-      throw new RangeError(`Invalid close code ${code}: use 1000 or 3000-4999`);
+    // 1001 (going away): the process is stopping, so the peer learns the data was cut off.
+    if (code !== 1000 && code !== 1001 && (code < 3000 || code > 4999)) {
+      throw new RangeError(`Invalid close code ${code}: use 1000, 1001 or 3000-4999`);
     }
     const reasonBytes = encoder.encode(reason);
     if (reasonBytes.length > 123) throw new RangeError("Close reason must be at most 123 bytes");

@@ -639,8 +639,8 @@ var WebSocketClient = class _WebSocketClient {
    * While still connecting, the connection is simply dropped.
    */
   close(code = 1e3, reason = "") {
-    if (code !== 1e3 && (code < 3e3 || code > 4999)) {
-      throw new RangeError(`Invalid close code ${code}: use 1000 or 3000-4999`);
+    if (code !== 1e3 && code !== 1001 && (code < 3e3 || code > 4999)) {
+      throw new RangeError(`Invalid close code ${code}: use 1000, 1001 or 3000-4999`);
     }
     const reasonBytes = encoder.encode(reason);
     if (reasonBytes.length > 123) throw new RangeError("Close reason must be at most 123 bytes");
@@ -1617,6 +1617,54 @@ function refusalMessage(error) {
   return error.message;
 }
 
+// sdk/typescript/channels/open_ends.ts
+var OpenEnds = class {
+  #ends = /* @__PURE__ */ new Set();
+  #emptied = [];
+  #refusal;
+  /** Why no end may open any more (set by {@linkcode OpenEnds.close}), else `undefined`. */
+  get refusal() {
+    return this.#refusal;
+  }
+  /** Records an end whose socket is opening; `false` (not recorded) once closed. */
+  add(end) {
+    if (this.#refusal !== void 0) return false;
+    this.#ends.add(end);
+    return true;
+  }
+  /** Forgets an end whose socket closed. */
+  delete(end) {
+    if (!this.#ends.delete(end) || this.#ends.size > 0) return;
+    for (const wake of this.#emptied.splice(0)) wake();
+  }
+  /**
+   * Waits up to `timeoutMs` for every end to close, then breaks the ones
+   * still open with `why`, refuses new ones, and resolves once their sockets
+   * closed.
+   */
+  async close(timeoutMs, why) {
+    if (this.#ends.size > 0 && timeoutMs > 0) {
+      let timer;
+      await new Promise((resolve) => {
+        this.#emptied.push(resolve);
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      clearTimeout(timer);
+    }
+    this.#refusal = why;
+    await Promise.all([
+      ...this.#ends
+    ].map((end) => end.break(why)));
+  }
+};
+var byOptions = /* @__PURE__ */ new WeakMap();
+function trackEnds(options, ends) {
+  byOptions.set(options, ends);
+}
+function openEndsOf(options) {
+  return byOptions.get(options);
+}
+
 // sdk/typescript/channels/reader.ts
 var READER_HIGH_WATER = 1024 * 1024;
 var ChannelReader = class {
@@ -1740,7 +1788,21 @@ var ChannelReader = class {
   }
   #connect() {
     if (this.#ws || this.#done) return;
-    const ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
+    const ends = openEndsOf(this.#options);
+    const tracked = {
+      break: (why) => this.#break(why)
+    };
+    if (ends && !ends.add(tracked)) {
+      void this.#break(ends.refusal);
+      return;
+    }
+    let ws;
+    try {
+      ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
+    } catch (err) {
+      ends?.delete(tracked);
+      throw err;
+    }
     this.#ws = ws;
     let error;
     ws.onerror = (err) => error = err;
@@ -1759,12 +1821,31 @@ var ChannelReader = class {
       this.#wakeUp();
     };
     ws.onclose = (event) => {
+      ends?.delete(tracked);
       if (this.#done) return;
       if (error || event.code !== 1e3 && event.code !== 1005) {
         this.#failure = channelFailure(this.#ref, event, error);
       }
       this.#finish();
     };
+  }
+  /**
+   * Fails the read (what arrived before is still read first) and closes the
+   * socket with 1001, so the engine tells the writer the reader went away.
+   */
+  #break(why) {
+    if (!this.#done) {
+      const id = JSON.stringify(this.#ref.channel_id);
+      this.#failure ??= new EngineError("channel_broken", `Channel ${id} broke off: ${why}`);
+      this.#finish();
+    }
+    const ws = this.#ws;
+    if (!ws) return Promise.resolve();
+    ws.resume();
+    if (ws.readyState === "open") void ws.close(1001, "worker shut down");
+    else if (ws.readyState === "connecting") ws.terminate();
+    return ws.closed.then(() => {
+    });
   }
   #finish() {
     this.#done = true;
@@ -1785,6 +1866,7 @@ var ChannelWriter = class {
   #engineUrl;
   #options;
   #ws;
+  #socket;
   #tail = Promise.resolve();
   #ending = false;
   #failure;
@@ -1896,17 +1978,48 @@ var ChannelWriter = class {
   /** The open socket, connecting on first use; rejects with the failure to open it. */
   #connect() {
     this.#ws ??= new Promise((resolve, reject) => {
-      const ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
+      const ends = openEndsOf(this.#options);
+      const tracked = {
+        break: (why) => this.#break(why)
+      };
+      if (ends && !ends.add(tracked)) return reject(this.#broken(ends.refusal));
+      let ws;
+      try {
+        ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
+      } catch (err) {
+        ends?.delete(tracked);
+        throw err;
+      }
+      this.#socket = ws;
       let error;
       ws.onopen = () => resolve(ws);
       ws.onerror = (err) => error = err;
       ws.onclose = (event) => {
+        ends?.delete(tracked);
         const asked = this.#ending && event.code === 1e3 && !error;
         if (!asked) this.#failure ??= channelFailure(this.#ref, event, error);
         if (this.#failure) reject(this.#failure);
       };
     });
     return this.#ws;
+  }
+  /**
+   * Closes the socket with 1001 (not 1000, which would end the data cleanly):
+   * the engine breaks the channel off, so the reader gets an error, not a
+   * stream that looks complete. Later calls reject.
+   */
+  #break(why) {
+    this.#broken(why);
+    const ws = this.#socket;
+    if (!ws) return Promise.resolve();
+    if (ws.readyState === "open") void ws.close(1001, "worker shut down");
+    else if (ws.readyState === "connecting") ws.terminate();
+    return ws.closed.then(() => {
+    });
+  }
+  #broken(why) {
+    const id = JSON.stringify(this.#ref.channel_id);
+    return this.#failure ??= new EngineError("channel_closed", `Channel ${id} cannot be written to: ${why}`);
   }
 };
 
@@ -2392,6 +2505,8 @@ var Worker = class {
   #registered = new Registrations();
   #types = new TriggerTypeProviders();
   #inflight = /* @__PURE__ */ new Set();
+  /** Channel ends with an open socket, which shutdown() waits for and then breaks off. */
+  #openEnds = new OpenEnds();
   #outbox = new Outbox();
   #calls = new PendingCalls();
   #readyWaiters = [];
@@ -2409,12 +2524,14 @@ var Worker = class {
     this.name = settings.name;
     this.#invocationTimeoutMs = settings.invocationTimeoutMs;
     const { tls, handshakeTimeoutMs } = settings.connection;
+    const channelOptions = {
+      tls,
+      handshakeTimeoutMs
+    };
+    trackEnds(channelOptions, this.#openEnds);
     setChannelEndpoint(this, {
       url,
-      options: {
-        tls,
-        handshakeTimeoutMs
-      }
+      options: channelOptions
     });
     this.#conn = new Connection(settings.connection, {
       open: () => this.#onOpen(),
@@ -2604,9 +2721,10 @@ var Worker = class {
   /**
    * Shuts the worker down: calls still waiting for a result reject with code
    * `shutdown`, handlers already running get up to `drainTimeoutMs` (default
-   * 5000) to finish and send their results, then the connection closes with
-   * code 1000 and no reconnect follows. Calls arriving meanwhile are answered
-   * with code `shutdown`.
+   * 5000) to finish and send their results, and channel ends still open get
+   * what is left of that time to end; the rest are broken off (their peers see
+   * an error). Then the connection closes with code 1000 and no reconnect
+   * follows. Calls arriving meanwhile are answered with code `shutdown`.
    *
    * @example
    * ```ts
@@ -2628,7 +2746,7 @@ var Worker = class {
     return this.#shutdown;
   }
   async #drain(timeoutMs) {
-    if (this.#inflight.size === 0) return;
+    const deadline = performance.now() + timeoutMs;
     let timer;
     await Promise.race([
       Promise.allSettled([
@@ -2637,6 +2755,7 @@ var Worker = class {
       new Promise((resolve) => timer = setTimeout(resolve, timeoutMs))
     ]);
     clearTimeout(timer);
+    await this.#openEnds.close(deadline - performance.now(), "the worker shut down");
   }
   #onOpen() {
     this.#opens++;
