@@ -32,7 +32,7 @@ workers:
 `;
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true, timeout: 60_000 });
 }
 
 /** Waits until the functions are registered and every trigger is accepted (routes are live). */

@@ -20,7 +20,11 @@ const HOSTILE = `<img src=x onerror="window.pwned=1"><b>bold</b>`;
 const LONG = `${"lorem ipsum ".repeat(800)}END-OF-PAYLOAD`;
 
 async function shot(page: Page, name: string, fullPage = false): Promise<void> {
-  await page.screenshot({ path: `${ARTIFACTS}dead-letters-${name}.png`, fullPage });
+  await page.screenshot({
+    path: `${ARTIFACTS}dead-letters-${name}.png`,
+    fullPage,
+    timeout: 60_000,
+  });
 }
 
 interface Letters {

@@ -19,7 +19,11 @@ Deno.exit(3);
 `;
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${ARTIFACTS}incident-${name}.png`, fullPage: true });
+  await page.screenshot({
+    path: `${ARTIFACTS}incident-${name}.png`,
+    fullPage: true,
+    timeout: 60_000,
+  });
 }
 
 async function pageWidth(page: Page): Promise<[number, number]> {

@@ -16,7 +16,11 @@ import { servedHarness } from "../../console/_testing.ts";
 const ARTIFACTS = `${ROOT}tests/artifacts/console/`;
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `${ARTIFACTS}operator-${name}.png`, fullPage: true });
+  await page.screenshot({
+    path: `${ARTIFACTS}operator-${name}.png`,
+    fullPage: true,
+    timeout: 60_000,
+  });
 }
 
 async function box(page: Page, selector: string) {
