@@ -20,11 +20,13 @@ Deno.test("a call or result of 64 MiB or more fails alone with frame_too_large, 
     });
     callee.registerFunction("big::len", (s: string) => s.length);
     await Promise.all([callee.ready(), caller.ready()]);
-    const ids = [callee.workerId, caller.workerId];
     const call = <T>(function_id: string, payload: unknown) =>
       caller.trigger<unknown, T>({ function_id, payload, timeoutMs: 20_000 });
     // The functions are registered once a call through them answers.
     while (await call("big::len", "ok").catch(() => undefined) !== 2) { /* registering */ }
+    // Each has had a message from the engine since its workerregistered (ready() is only "open").
+    const ids = [callee.workerId, caller.workerId];
+    assert.ok(ids.every((id) => typeof id === "string"), `worker ids: ${ids}`);
 
     const inFlight = call("big::held", {});
     await assert.rejects(call("big::make", {}), (err: EngineError) => {
