@@ -12,7 +12,8 @@ import { encodeInvoke, PendingCalls } from "./calls.ts";
 import { EngineError } from "./errors.ts";
 import { Outbox } from "./outbox.ts";
 import { oversize, oversizeMessage } from "./frame_size.ts";
-import { type Frame, runInvocation } from "./invocation.ts";
+import type { Frame } from "./invocation.ts";
+import { Inbound } from "./inbound.ts";
 import { TriggerTypeProviders } from "./provider.ts";
 import { type Registered, Registrations } from "./registrations.ts";
 import { currentScope } from "./trace.ts";
@@ -96,17 +97,14 @@ export class Worker {
   #invocationTimeoutMs: number;
   #registered = new Registrations();
   #types = new TriggerTypeProviders();
-  #inflight = new Set<Promise<void>>();
   /** Channel ends with an open socket, which shutdown() waits for and then breaks off. */
   #openEnds = new OpenEnds();
   #outbox = new Outbox();
   #calls = new PendingCalls();
   #readyWaiters: { resolve(): void; reject(err: Error): void }[] = [];
-  #workerId: string | undefined;
-  #reattachToken: string | undefined;
+  /** Inbound frames: calls to run, results, identity, trigger registrations. */
+  #inbound: Inbound;
   #started = false;
-  /** How many times the connection opened: an answer belongs to the one it was asked on. */
-  #opens = 0;
   /** Set when shutdown() starts: no new work, in-flight handlers drain. */
   #shutdown: Promise<void> | undefined;
 
@@ -120,9 +118,16 @@ export class Worker {
     const channelOptions = { tls, handshakeTimeoutMs };
     trackEnds(channelOptions, this.#openEnds);
     setChannelEndpoint(this, { url, options: channelOptions });
+    const inbound = new Inbound(this, {
+      registered: this.#registered,
+      types: this.#types,
+      calls: this.#calls,
+      send: (frame) => this.#send(frame),
+    });
+    this.#inbound = inbound;
     this.#conn = new Connection(settings.connection, {
       open: () => this.#onOpen(),
-      message: (text) => this.#onMessage(text),
+      message: (text) => inbound.handle(text),
       close: (code, reason) => this.#onClose(code, reason),
     });
   }
@@ -143,7 +148,7 @@ export class Worker {
 
   /** The id the engine gave this connection, once it said so. */
   get workerId(): string | undefined {
-    return this.#workerId;
+    return this.#inbound.workerId;
   }
 
   /**
@@ -366,7 +371,7 @@ export class Worker {
     const deadline = performance.now() + timeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      Promise.allSettled([...this.#inflight]),
+      this.#inbound.stop(),
       new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
     ]);
     clearTimeout(timer);
@@ -375,12 +380,13 @@ export class Worker {
   }
 
   #onOpen(): void {
-    this.#opens++;
-    if (this.#workerId) {
+    this.#inbound.opened();
+    const { workerId, reattachToken } = this.#inbound;
+    if (workerId) {
       this.#send({
         type: "reattach",
-        previous_worker_id: this.#workerId,
-        ...(this.#reattachToken ? { reattach_token: this.#reattachToken } : {}),
+        previous_worker_id: workerId,
+        ...(reattachToken ? { reattach_token: reattachToken } : {}),
       });
     }
     for (const frame of this.#types.frames()) this.#send(frame);
@@ -414,76 +420,6 @@ export class Worker {
       (id) =>
         `Invocation stopped: the connection to the engine at ${this.url} closed (code ${why}) before "${id}" answered; it may have run`,
     );
-  }
-
-  #onMessage(text: string): void {
-    let msg: Record<string, unknown>;
-    try {
-      msg = JSON.parse(text);
-    } catch (err) {
-      console.error("[engine-sdk] Failed to parse incoming message", err);
-      return;
-    }
-    if (typeof msg !== "object" || msg === null) return;
-    switch (msg.type) {
-      case "workerregistered":
-        if (typeof msg.worker_id === "string") this.#workerId = msg.worker_id;
-        this.#reattachToken = typeof msg.reattach_token === "string"
-          ? msg.reattach_token
-          : undefined;
-        return;
-      case "invokefunction":
-        this.#onInvoke(msg);
-        return;
-      case "invocationresult":
-        this.#calls.settle(msg);
-        return;
-      case "registertrigger": {
-        // An answer decided after the connection changed is not sent: the engine forgot the
-        // question with the old connection and asks again on the new one.
-        const opens = this.#opens;
-        void this.#types.register(msg).then((answer) => {
-          if (opens === this.#opens) this.#send(answer);
-        });
-        return;
-      }
-      case "unregistertrigger":
-        void this.#types.unregister(msg);
-        return;
-      case "triggerregistrationresult": {
-        const error = msg.error as { message?: unknown } | undefined;
-        if (error) {
-          console.error(
-            `[engine-sdk] Trigger registration failed for "${msg.id}" (${msg.trigger_type}): ${error.message}`,
-          );
-        }
-        return;
-      }
-      case "error": {
-        const error = msg.error as { code?: unknown; message?: unknown } | undefined;
-        console.error(`[engine-sdk] Engine error ${error?.code}: ${error?.message}`);
-        return;
-      }
-    }
-  }
-
-  #onInvoke(msg: Record<string, unknown>): void {
-    if (this.#shutdown) {
-      if (typeof msg.invocation_id !== "string") return;
-      this.#send({
-        type: "invocationresult",
-        invocation_id: msg.invocation_id,
-        function_id: msg.function_id,
-        error: { code: "shutdown", message: "Worker is shutting down" },
-      });
-      return;
-    }
-    const handler = this.#registered.handler(String(msg.function_id));
-    const run: Promise<void> = runInvocation(msg, handler, this).then((text) => {
-      this.#inflight.delete(run);
-      if (text !== undefined) this.#send(text);
-    });
-    this.#inflight.add(run);
   }
 
   /**

@@ -2145,6 +2145,110 @@ function withChannelEnds(data, worker) {
   return replaceChannelRefs(data, (ref) => openEnd(endpoint, ref));
 }
 
+// sdk/typescript/inbound.ts
+var Inbound = class {
+  #worker;
+  #parts;
+  #inflight = /* @__PURE__ */ new Set();
+  #workerId;
+  #reattachToken;
+  #opens = 0;
+  #stopped = false;
+  /** `worker` is what handlers' scopes and channel ends belong to. */
+  constructor(worker, parts) {
+    this.#worker = worker;
+    this.#parts = parts;
+  }
+  /** The id the engine gave the worker's connection, once it said so. */
+  get workerId() {
+    return this.#workerId;
+  }
+  /** The token that lets a new connection take the worker's place, if the engine gave one. */
+  get reattachToken() {
+    return this.#reattachToken;
+  }
+  /** Counts a new connection: answers decided for an earlier one are not sent on it. */
+  opened() {
+    this.#opens++;
+  }
+  /**
+   * From now on calls are answered with code `shutdown` instead of run;
+   * resolves once the handlers running now have settled.
+   */
+  stop() {
+    this.#stopped = true;
+    return Promise.allSettled([
+      ...this.#inflight
+    ]);
+  }
+  /** Handles one text frame from the engine. */
+  handle(text) {
+    let msg;
+    try {
+      msg = JSON.parse(text);
+    } catch (err) {
+      console.error("[engine-sdk] Failed to parse incoming message", err);
+      return;
+    }
+    if (typeof msg !== "object" || msg === null) return;
+    switch (msg.type) {
+      case "workerregistered":
+        if (typeof msg.worker_id === "string") this.#workerId = msg.worker_id;
+        this.#reattachToken = typeof msg.reattach_token === "string" ? msg.reattach_token : void 0;
+        return;
+      case "invokefunction":
+        this.#invoke(msg);
+        return;
+      case "invocationresult":
+        this.#parts.calls.settle(msg);
+        return;
+      case "registertrigger": {
+        const opens = this.#opens;
+        void this.#parts.types.register(msg).then((answer) => {
+          if (opens === this.#opens) this.#parts.send(answer);
+        });
+        return;
+      }
+      case "unregistertrigger":
+        void this.#parts.types.unregister(msg);
+        return;
+      case "triggerregistrationresult": {
+        const error = msg.error;
+        if (error) {
+          console.error(`[engine-sdk] Trigger registration failed for "${msg.id}" (${msg.trigger_type}): ${error.message}`);
+        }
+        return;
+      }
+      case "error": {
+        const error = msg.error;
+        console.error(`[engine-sdk] Engine error ${error?.code}: ${error?.message}`);
+        return;
+      }
+    }
+  }
+  #invoke(msg) {
+    if (this.#stopped) {
+      if (typeof msg.invocation_id !== "string") return;
+      this.#parts.send({
+        type: "invocationresult",
+        invocation_id: msg.invocation_id,
+        function_id: msg.function_id,
+        error: {
+          code: "shutdown",
+          message: "Worker is shutting down"
+        }
+      });
+      return;
+    }
+    const handler = this.#parts.registered.handler(String(msg.function_id));
+    const run = runInvocation(msg, handler, this.#worker).then((text) => {
+      this.#inflight.delete(run);
+      if (text !== void 0) this.#parts.send(text);
+    });
+    this.#inflight.add(run);
+  }
+};
+
 // sdk/typescript/provider.ts
 var TriggerTypeProviders = class {
   #types = /* @__PURE__ */ new Map();
@@ -2504,17 +2608,14 @@ var Worker = class {
   #invocationTimeoutMs;
   #registered = new Registrations();
   #types = new TriggerTypeProviders();
-  #inflight = /* @__PURE__ */ new Set();
   /** Channel ends with an open socket, which shutdown() waits for and then breaks off. */
   #openEnds = new OpenEnds();
   #outbox = new Outbox();
   #calls = new PendingCalls();
   #readyWaiters = [];
-  #workerId;
-  #reattachToken;
+  /** Inbound frames: calls to run, results, identity, trigger registrations. */
+  #inbound;
   #started = false;
-  /** How many times the connection opened: an answer belongs to the one it was asked on. */
-  #opens = 0;
   /** Set when shutdown() starts: no new work, in-flight handlers drain. */
   #shutdown;
   /** Use {@linkcode registerWorker}. */
@@ -2533,9 +2634,16 @@ var Worker = class {
       url,
       options: channelOptions
     });
+    const inbound = new Inbound(this, {
+      registered: this.#registered,
+      types: this.#types,
+      calls: this.#calls,
+      send: (frame) => this.#send(frame)
+    });
+    this.#inbound = inbound;
     this.#conn = new Connection(settings.connection, {
       open: () => this.#onOpen(),
-      message: (text) => this.#onMessage(text),
+      message: (text) => inbound.handle(text),
       close: (code, reason) => this.#onClose(code, reason)
     });
   }
@@ -2553,7 +2661,7 @@ var Worker = class {
   }
   /** The id the engine gave this connection, once it said so. */
   get workerId() {
-    return this.#workerId;
+    return this.#inbound.workerId;
   }
   /**
    * Resolves when the worker is connected (at once if it is connected now).
@@ -2749,22 +2857,21 @@ var Worker = class {
     const deadline = performance.now() + timeoutMs;
     let timer;
     await Promise.race([
-      Promise.allSettled([
-        ...this.#inflight
-      ]),
+      this.#inbound.stop(),
       new Promise((resolve) => timer = setTimeout(resolve, timeoutMs))
     ]);
     clearTimeout(timer);
     await this.#openEnds.close(deadline - performance.now(), "the worker shut down");
   }
   #onOpen() {
-    this.#opens++;
-    if (this.#workerId) {
+    this.#inbound.opened();
+    const { workerId, reattachToken } = this.#inbound;
+    if (workerId) {
       this.#send({
         type: "reattach",
-        previous_worker_id: this.#workerId,
-        ...this.#reattachToken ? {
-          reattach_token: this.#reattachToken
+        previous_worker_id: workerId,
+        ...reattachToken ? {
+          reattach_token: reattachToken
         } : {}
       });
     }
@@ -2793,71 +2900,6 @@ var Worker = class {
     void this.#types.release();
     const why = reason ? `${code}: ${reason}` : `${code}`;
     this.#calls.rejectSent("invocation_stopped", (id) => `Invocation stopped: the connection to the engine at ${this.url} closed (code ${why}) before "${id}" answered; it may have run`);
-  }
-  #onMessage(text) {
-    let msg;
-    try {
-      msg = JSON.parse(text);
-    } catch (err) {
-      console.error("[engine-sdk] Failed to parse incoming message", err);
-      return;
-    }
-    if (typeof msg !== "object" || msg === null) return;
-    switch (msg.type) {
-      case "workerregistered":
-        if (typeof msg.worker_id === "string") this.#workerId = msg.worker_id;
-        this.#reattachToken = typeof msg.reattach_token === "string" ? msg.reattach_token : void 0;
-        return;
-      case "invokefunction":
-        this.#onInvoke(msg);
-        return;
-      case "invocationresult":
-        this.#calls.settle(msg);
-        return;
-      case "registertrigger": {
-        const opens = this.#opens;
-        void this.#types.register(msg).then((answer) => {
-          if (opens === this.#opens) this.#send(answer);
-        });
-        return;
-      }
-      case "unregistertrigger":
-        void this.#types.unregister(msg);
-        return;
-      case "triggerregistrationresult": {
-        const error = msg.error;
-        if (error) {
-          console.error(`[engine-sdk] Trigger registration failed for "${msg.id}" (${msg.trigger_type}): ${error.message}`);
-        }
-        return;
-      }
-      case "error": {
-        const error = msg.error;
-        console.error(`[engine-sdk] Engine error ${error?.code}: ${error?.message}`);
-        return;
-      }
-    }
-  }
-  #onInvoke(msg) {
-    if (this.#shutdown) {
-      if (typeof msg.invocation_id !== "string") return;
-      this.#send({
-        type: "invocationresult",
-        invocation_id: msg.invocation_id,
-        function_id: msg.function_id,
-        error: {
-          code: "shutdown",
-          message: "Worker is shutting down"
-        }
-      });
-      return;
-    }
-    const handler = this.#registered.handler(String(msg.function_id));
-    const run = runInvocation(msg, handler, this).then((text) => {
-      this.#inflight.delete(run);
-      if (text !== void 0) this.#send(text);
-    });
-    this.#inflight.add(run);
   }
   /**
    * Sends if connected, else drops: registrations, which the next open
