@@ -54,6 +54,9 @@ export function serveDeno(options: ServerOptions): Promise<EngineServer> {
       return response;
     }
     const protocol = chosenProtocol(route, req.headers.get("sec-websocket-protocol"));
+    // A message of 64 MiB or more ends the connection without a close frame (the sender sees
+    // 1006): Deno.upgradeWebSocket has no option for its limit nor a 1009 (denoland/deno#15809).
+    // The native server closes with 1009 and a reason (tests/e2e/message_too_big_test.ts).
     const { socket, response } = Deno.upgradeWebSocket(req, {
       idleTimeout: IDLE_TIMEOUT_S,
       ...(protocol ? { protocol } : {}),

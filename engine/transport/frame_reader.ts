@@ -62,6 +62,12 @@ export class FrameReader {
   #fragText = "";
   #utf8: TextDecoder | undefined;
   #closed = false;
+  /** After a 1009 ({@linkcode discard}): data frames are dropped as they arrive. */
+  #discarding = false;
+  /** Bytes still to drop, from the unparsed start: the rest of a frame being discarded. */
+  #skip = 0;
+  /** The length (header included) of the frame refused with 1009, from the unparsed start. */
+  #refused = 0;
   /** Frames handed on per parse before it stops (`framesPerParse`); 0: no limit. */
   #perParse: number;
   /** Complete frames are left over from a parse stopped at its limit: {@linkcode resume}. */
@@ -104,6 +110,24 @@ export class FrameReader {
     }
   }
 
+  /**
+   * After a message over the limit (a 1009 thrown), reads on without keeping
+   * it: the rest of that message and every data frame after it are dropped
+   * as they arrive, control frames are handed on as before (the client's
+   * close frame ends the reading). A client still sending the message then
+   * reads the close frame: a connection closed with its bytes unread is
+   * reset, and the client sees a broken pipe instead. Parses what the buffer
+   * holds at once.
+   */
+  discard(): void {
+    this.#discarding = true;
+    this.#skip = this.#refused;
+    this.#fragOpcode = this.#fragLen = 0;
+    this.#fragText = "";
+    this.#frag = this.#utf8 = undefined;
+    this.#parse();
+  }
+
   /** Goes on parsing after a stop at the limit. */
   resume(): void {
     this.#parse();
@@ -117,6 +141,12 @@ export class FrameReader {
       if (this.#perParse > 0 && count++ >= this.#perParse) {
         this.pending = true;
         return;
+      }
+      if (this.#skip > 0) {
+        const n = Math.min(this.#skip, this.#end - this.#start);
+        this.#start += n;
+        this.#skip -= n;
+        if (this.#skip > 0) break;
       }
       const start = this.#start;
       const avail = this.#end - start;
@@ -154,11 +184,12 @@ export class FrameReader {
           );
         }
       } else if (opcode > Opcode.Binary) throw badOpcode(opcode);
-      else if (this.#fragLen + len > this.#max) {
-        throw new FrameError(
-          1009,
-          `Message too big: more than the limit of ${this.#max} bytes`,
-        );
+      else if (this.#discarding) {
+        this.#skip = headLen + len;
+        continue;
+      } else if (this.#fragLen + len > this.#max) {
+        this.#refused = headLen + len;
+        throw tooBig(this.#fragLen + len, this.#max, this.#fragLen > 0 || !fin);
       }
       const frameLen = headLen + len;
       if (avail < frameLen) {
@@ -310,6 +341,17 @@ function keyByte(offset: number, k0: number, k1: number, k2: number, k3: number)
 
 function readUint32(buf: Uint8Array, at: number): number {
   return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
+}
+
+/**
+ * The 1009 of a message of `bytes` (its first frames only, when `partial`)
+ * over `max`. The reason fits a close frame (123 bytes).
+ */
+function tooBig(bytes: number, max: number, partial: boolean): FrameError {
+  // A length from 2^32 on is read as Infinity.
+  const size = Number.isFinite(bytes) ? bytes : 2 ** 32;
+  const more = partial || !Number.isFinite(bytes) ? " or more" : "";
+  return new FrameError(1009, `Message of ${size} bytes${more} exceeds the limit of ${max} bytes`);
 }
 
 function badOpcode(opcode: number): FrameError {

@@ -152,12 +152,17 @@ Deno.test("FrameReader fails hostile frames with the close code RFC 6455 asks fo
     ["close code 1005", frame(Opcode.Close, new Uint8Array([0x03, 0xed])), 1002, /1005/],
     ["close code 999", frame(Opcode.Close, new Uint8Array([0x03, 0xe7])), 1002, /999/],
     ["close code 5000", frame(Opcode.Close, new Uint8Array([0x13, 0x88])), 1002, /5000/],
-    ["message over the limit", frame(Opcode.Text, "x".repeat(101)), 1009, /more than .* 100/],
+    [
+      "message over the limit",
+      frame(Opcode.Text, "x".repeat(101)),
+      1009,
+      /^Message of 101 bytes exceeds the limit of 100 bytes$/,
+    ],
     [
       "fragments over the limit",
       concat(frame(Opcode.Text, "x".repeat(60), false), frame(Opcode.Continuation, "y".repeat(41))),
       1009,
-      /Message too big/,
+      /^Message of 101 bytes or more exceeds the limit of 100 bytes$/,
     ],
     // RFC 6455 §5.2: the most significant bit of a 64-bit length must be 0.
     [
@@ -171,7 +176,7 @@ Deno.test("FrameReader fails hostile frames with the close code RFC 6455 asks fo
       "length beyond 2^32",
       new Uint8Array([0x82, 0xff, 0, 0, 1, 0, 0, 0, 0, 0, 1, 2, 3, 4]),
       1009,
-      /Message too big/,
+      /^Message of 4294967296 bytes or more exceeds the limit of 100 bytes$/,
     ],
   ];
   for (const [name, bytes, code, message] of cases) {
@@ -181,6 +186,43 @@ Deno.test("FrameReader fails hostile frames with the close code RFC 6455 asks fo
       (e) => e instanceof FrameError && e.code === code && message.test(e.message),
       name,
     );
+  }
+});
+
+Deno.test("FrameReader.discard() after a 1009 drops the rest of the message and every data frame, and reads control frames", () => {
+  const big = frame(Opcode.Binary, new Uint8Array(5000).fill(7));
+  const after = concat(
+    frame(Opcode.Text, "dropped", false),
+    frame(Opcode.Ping, "still read"),
+    frame(Opcode.Continuation, "dropped too"),
+    frame(Opcode.Binary, new Uint8Array(300)),
+    frame(Opcode.Close, new Uint8Array([0x03, 0xf1])),
+    frame(Opcode.Text, "after the close"),
+  );
+  const bytes = concat(big, after);
+  // However the bytes arrive: the header alone first, with part of the payload, or all at once.
+  for (const first of [4, 100, bytes.length]) {
+    for (const chunk of [1, 7, 4096]) {
+      const { reader, events } = recorder(1000);
+      // One read into the reader's buffer, as the socket does.
+      const read = (from: number, to: number) => {
+        reader.space().set(bytes.subarray(from, to));
+        reader.advance(to - from);
+      };
+      assert.throws(
+        () => read(0, first),
+        (e) =>
+          e instanceof FrameError && e.code === 1009 &&
+          e.message === "Message of 5000 bytes exceeds the limit of 1000 bytes",
+      );
+      reader.discard();
+      for (let off = first; off < bytes.length; off += chunk) {
+        read(off, Math.min(off + chunk, bytes.length));
+      }
+      const where = `first ${first}, chunk ${chunk}`;
+      assert.deepEqual(events, ["ping:still read", "close:1009:"], where);
+      assert.equal(reader.closed, true, where);
+    }
   }
 });
 

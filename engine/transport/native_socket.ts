@@ -121,26 +121,21 @@ export class NativeSocket implements EngineSocket {
   async run(leftover: Uint8Array = EMPTY): Promise<CloseInfo> {
     const idleHalf = Math.max(1, this.#options.idleTimeoutMs / 2);
     this.#idleTimer = setInterval(() => this.#idleCheck(), idleHalf);
-    const reader = this.#reader;
     let failure: unknown;
     try {
-      if (leftover.length > 0) reader.push(leftover);
-      while (!reader.closed && !this.#tcpClosed) {
-        // A read holds many frames under load (64 calls at once, say). They are handed on a few
-        // at a time, with the queued writes let out in between (the outbox flushes from a
-        // microtask): the worker starts on the first calls while the engine parses the others,
-        // instead of the whole burst moving from process to process as one wave.
-        while (reader.pending && !reader.closed) {
-          await Promise.resolve();
-          while (this.#paused && !this.#tcpClosed) await this.#paused.promise;
-          reader.resume();
-        }
-        if (reader.closed) break;
-        while (this.#paused && !this.#tcpClosed) await this.#paused.promise;
-        const n = await this.#conn.read(reader.space());
-        if (n === null) break;
-        this.#heard = true;
-        reader.advance(n);
+      try {
+        if (leftover.length > 0) this.#reader.push(leftover);
+        await this.#read();
+      } catch (e) {
+        if (!(e instanceof FrameError) || e.code !== 1009) throw e;
+        // The client may still be sending the message: it is read and dropped until the
+        // client's answer to our close frame (or closeTimeoutMs), or the client, its write
+        // failing on a reset connection, would never read why.
+        this.#fail(e.code, e.message);
+        clearTimeout(this.#closeTimer);
+        this.#closeTimer = setTimeout(() => this.#cut(), this.#options.closeTimeoutMs);
+        this.#reader.discard();
+        await this.#read();
       }
     } catch (e) {
       if (e instanceof FrameError) this.#fail(e.code, e.message);
@@ -161,6 +156,28 @@ export class NativeSocket implements EngineSocket {
     this.#cut();
     if (failure !== undefined) throw failure;
     return this.#received;
+  }
+
+  /** Reads and parses until a close frame, or the end of the connection. */
+  async #read(): Promise<void> {
+    const reader = this.#reader;
+    while (!reader.closed && !this.#tcpClosed) {
+      // A read holds many frames under load (64 calls at once, say). They are handed on a few
+      // at a time, with the queued writes let out in between (the outbox flushes from a
+      // microtask): the worker starts on the first calls while the engine parses the others,
+      // instead of the whole burst moving from process to process as one wave.
+      while (reader.pending && !reader.closed) {
+        await Promise.resolve();
+        while (this.#paused && !this.#tcpClosed) await this.#paused.promise;
+        reader.resume();
+      }
+      if (reader.closed) break;
+      while (this.#paused && !this.#tcpClosed) await this.#paused.promise;
+      const n = await this.#conn.read(reader.space());
+      if (n === null) break;
+      this.#heard = true;
+      reader.advance(n);
+    }
   }
 
   #handler(): FrameHandler {
