@@ -46,7 +46,6 @@ export class Deliveries<P> {
   #warned = false;
   #capacity: number;
   #concurrency: number;
-  #idle: (() => void)[] = [];
 
   constructor(readonly api: EngineApi, readonly options: DeliveryOptions) {
     this.#capacity = options.capacity ?? 1000;
@@ -78,18 +77,9 @@ export class Deliveries<P> {
     this.#queue = [];
   }
 
-  /** Resolves once no call is in flight and nothing waits (tests, shutdown). */
-  whenIdle(): Promise<void> {
-    if (this.#inFlight === 0 && this.#queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
-  }
-
   #pump(): void {
     while (!this.#closed && this.#inFlight < this.#concurrency && this.#queue.length > 0) {
       this.#send(this.#queue.shift()!);
-    }
-    if (this.#inFlight === 0 && this.#queue.length === 0) {
-      for (const resolve of this.#idle.splice(0)) resolve();
     }
   }
 

@@ -102,8 +102,8 @@ for (const transport of TRANSPORTS) {
       assert.equal((await caller.call("t::echo", 1)).result, 1);
 
       const health = await request(engine.port, "GET /health HTTP/1.1\r\nHost: a\r\n\r\n");
-      // The engine::* functions (engine::channels::create among them) and t::echo.
-      assert.deepEqual(health, { status: 200, body: { status: "ok", workers: 3, functions: 16 } });
+      // The engine::* functions (engine::channels::create and the four ::info among them) and t::echo.
+      assert.deepEqual(health, { status: 200, body: { status: "ok", workers: 3, functions: 20 } });
       // HEAD: the headers of the GET, its length included, and no body after them.
       const head = await wholeResponse(
         engine.port,
