@@ -9,22 +9,15 @@
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import type { Logger } from "../../engine/api.ts";
-import { redactUrl, redisDatabaseText } from "./redis.ts";
+import { redactUrl, redisUrlProblem } from "./redis_url.ts";
 
 const redisUrl = z.string().refine(
   (url) => /^rediss?:\/\//.test(url) && URL.canParse(url),
   { message: 'must be a URL starting with "redis://" or "rediss://"', abort: true },
 ).superRefine((url, ctx) => {
-  // What ioredis reads as the database: anything but a number failed only once connected.
-  const db = redisDatabaseText(url);
-  if (db !== "" && !/^\d{1,9}$/.test(db)) {
-    ctx.addIssue({
-      code: "custom",
-      message: `must name the database after the host as a number ("redis://host:6379/0"), not ${
-        JSON.stringify(db)
-      }`,
-    });
-  }
+  // What ioredis would read as the database or as options: refused here, not once connected.
+  const problem = redisUrlProblem(url);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
 });
 
 /**

@@ -38,6 +38,24 @@ const refused: [string, unknown, string, RegExp][] = [
     "url",
     /^must name the database after the host as a number \("redis:\/\/host:6379\/0"\), not "[^"]+"$/,
   ]),
+  [
+    "a redis URL with a parameter ioredis would take as an option",
+    { url: "redis://cache:6379?famly=6" },
+    "url",
+    /^must not have the parameter "famly": a Redis URL takes only "db" \(.*\) and "family" \(4 or 6/,
+  ],
+  [
+    "a redis URL overriding the command time-out",
+    { url: "rediss://:pw@cache/0?commandTimeout=1" },
+    "url",
+    /^must not have the parameter "commandTimeout": /,
+  ],
+  [
+    "a redis URL with a family other than 4 or 6",
+    { url: "redis://cache?family=ipv6" },
+    "url",
+    /^must give the parameter "family" as 4 or 6, not "ipv6"$/,
+  ],
 ];
 
 Deno.test("storeConfigFields() takes a redis URL with or without a database number", () => {
@@ -47,6 +65,8 @@ Deno.test("storeConfigFields() takes a redis URL with or without a database numb
       "redis://cache:6379/",
       "redis://:pw@cache:6379/15",
       "rediss://cache/0",
+      "redis://cache?db=3&family=6",
+      "redis://cache/1?family=4",
     ]
   ) {
     assert.equal(Schema.parse({ url }).url, url);
