@@ -21,12 +21,13 @@ import py16 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "t
 import py17 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
 import py18 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
 import py19 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
-import py20 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
-import py21 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
-import py22 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
-import py23 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
-import py24 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
-import py25 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
+import py20 from "../../../sdk/python/engine_sdk/open_ends.py" with { type: "text" };
+import py21 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
+import py22 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
+import py23 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
+import py24 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
+import py25 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
+import py26 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
 
 /** The Python SDK's files by name, written to `<worker>/engine_sdk/<name>`. */
 export const PYTHON_SDK: Readonly<Record<string, string>> = {
@@ -50,10 +51,11 @@ export const PYTHON_SDK: Readonly<Record<string, string>> = {
   "ids.py": py17,
   "logger.py": py18,
   "metadata.py": py19,
-  "options.py": py20,
-  "providers.py": py21,
-  "registry.py": py22,
-  "session.py": py23,
-  "websocket.py": py24,
-  "worker.py": py25,
+  "open_ends.py": py20,
+  "options.py": py21,
+  "providers.py": py22,
+  "registry.py": py23,
+  "session.py": py24,
+  "websocket.py": py25,
+  "worker.py": py26,
 };

@@ -16,6 +16,7 @@ from typing import Any, Coroutine, TypeVar
 
 from .channel_refs import ChannelRef, channel_url
 from .handler_pool import blocking
+from .open_ends import OpenEnds
 from .websocket import DEFAULT_MAX_MESSAGE_BYTES, HandshakeError, WebSocket, connect
 
 T = TypeVar("T")
@@ -62,6 +63,7 @@ class ChannelEnd:
         loop: asyncio.AbstractEventLoop | None = None,
         ssl_context: ssl.SSLContext | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        open_ends: OpenEnds | None = None,
     ) -> None:
         if ref.get("direction") != self.direction:
             raise ValueError(
@@ -77,6 +79,8 @@ class ChannelEnd:
         self._ssl = ssl_context
         self._max = max_message_bytes
         self._ws: WebSocket | None = None
+        self._open_ends = open_ends  # the worker's, which breaks the end off at its shutdown
+        self._tracker: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()  # one operation at a time (binds to the loop on first use)
 
     @property
@@ -101,8 +105,11 @@ class ChannelEnd:
         """The end's WebSocket, opened on first use. Runs on the owner loop."""
         if self._ws is not None:
             return self._ws
+        ends = self._open_ends
+        if ends is not None and ends.refusal is not None:
+            raise self._refused(ends.refusal)
         try:
-            self._ws = await asyncio.wait_for(
+            ws = await asyncio.wait_for(
                 connect(self.url, ssl_context=self._ssl, max_message_bytes=self._max), HANDSHAKE_TIMEOUT_S
             )
         except HandshakeError as err:
@@ -118,8 +125,24 @@ class ChannelEnd:
                 "channel_unreachable",
                 f'Cannot open the {self.direction} end of channel "{self.channel_id}": {err}',
             ) from None
+        if ends is not None:
+            if not ends.add(self):  # the worker began shutting down while this end connected
+                ws.abort()
+                raise self._refused(ends.refusal or "")
+            self._tracker = self._loop.create_task(self._forget_when_closed(ws, ends))
+        self._ws = ws
         self._opened()
-        return self._ws
+        return ws
+
+    async def _forget_when_closed(self, ws: WebSocket, ends: OpenEnds) -> None:
+        try:
+            await ws.wait_closed()
+        finally:
+            ends.discard(self)
+
+    async def _break_off(self, why: str) -> None:
+        """Called at the worker's shutdown on an end still open: fails its use with ``why`` and
+        closes the socket with code 1001, so the peer sees an error, not a clean end."""
 
     def _opened(self) -> None:
         """Called once the WebSocket is open (the writer starts watching it)."""
@@ -161,6 +184,9 @@ class ChannelEnd:
         except RuntimeError:
             coro.close()
             raise self._shut_down() from None
+
+    def _refused(self, why: str) -> ChannelError:
+        return ChannelError("shutdown", f'Cannot open the {self.direction} end of channel "{self.channel_id}": {why}')
 
     def _shut_down(self) -> ChannelError:
         return ChannelError(

@@ -27,6 +27,7 @@ from typing import Any, AsyncIterator, Callable, Iterator
 
 from .channel_end import ChannelEnd, ChannelError
 from .channel_refs import ChannelRef, is_channel_ref
+from .open_ends import OpenEnds
 from .options import InitOptions
 from .websocket import ConnectionClosed, WebSocket
 
@@ -131,12 +132,19 @@ class ChannelReader(ChannelEnd):
                 except ConnectionClosed as closed:
                     self._end(closed)
                     continue
+                if self._error is not None:
+                    # Broken off at the worker's shutdown while this read waited: the close sent
+                    # then is answered after what the engine had queued; read on to it.
+                    await _watch(ws)
+                    continue
                 if isinstance(message, bytes):
                     return message
                 await self._deliver(message)
 
     def _end(self, closed: ConnectionClosed) -> None:
         self._ended = True
+        if self._error is not None:  # broken off at the worker's shutdown
+            return
         if closed.code in (1000, 1005):
             return
         why = f"code {closed.code}" + (f": {closed.reason}" if closed.reason else "")
@@ -158,6 +166,13 @@ class ChannelReader(ChannelEnd):
         self._ended = True
         if self._ws is not None:
             await self._ws.close(1000, "channel_close")
+
+    async def _break_off(self, why: str) -> None:
+        if not self._ended:
+            self._error = ChannelError("channel_broken", f'Channel "{self.channel_id}" broke off: {why}')
+            self._ended = True
+        if self._ws is not None:
+            await self._ws.close(1001, "worker shut down")
 
 
 class ChannelWriter(ChannelEnd):
@@ -186,6 +201,7 @@ class ChannelWriter(ChannelEnd):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._done = False
+        self._broken: str | None = None  # why the worker's shutdown broke it off
         self._watcher: asyncio.Task[None] | None = None
 
     async def write(self, data: bytes | bytearray | memoryview) -> None:
@@ -272,9 +288,15 @@ class ChannelWriter(ChannelEnd):
         if self._ws is not None:
             self._ws.abort()
 
+    async def _break_off(self, why: str) -> None:
+        self._done = True
+        self._broken = why
+        if self._ws is not None:
+            await self._ws.close(1001, "worker shut down")  # not 1000: the reader must not see an end
+
     def _closed_error(self, closed: ConnectionClosed | None) -> ChannelError:
         if closed is None:
-            why = "it was closed"
+            why = self._broken or "it was closed"
         elif closed.code == 1006:
             why = "the connection to the engine dropped"
         else:
@@ -283,8 +305,9 @@ class ChannelWriter(ChannelEnd):
 
 
 async def _watch(ws: WebSocket) -> None:
-    """Reads a writer's socket, which carries nothing but pings and the engine's close, so that
-    both are answered and a write after the close fails."""
+    """Reads ``ws`` to its close, dropping what comes. A writer's socket carries nothing but pings
+    and the engine's close: both are answered, and a write after the close fails. A reader broken
+    off at shutdown reads on to the answer to its close."""
     try:
         while True:
             await ws.recv()
@@ -310,22 +333,32 @@ class Channel:
     writer_ref: ChannelRef
 
 
-def open_end(engine_url: str, ref: ChannelRef, options: InitOptions, loop: asyncio.AbstractEventLoop) -> ChannelEnd:
-    """A :class:`ChannelReader` or :class:`ChannelWriter` for ``ref``, owned by ``loop``."""
+def open_end(
+    engine_url: str, ref: ChannelRef, options: InitOptions, loop: asyncio.AbstractEventLoop, ends: OpenEnds | None
+) -> ChannelEnd:
+    """A :class:`ChannelReader` or :class:`ChannelWriter` for ``ref``, owned by ``loop``, whose open
+    socket ``ends`` (its worker's) tracks."""
     kind = ChannelReader if ref["direction"] == "read" else ChannelWriter
     return kind(
-        engine_url, ref, loop=loop, ssl_context=options.ssl_context, max_message_bytes=options.max_message_bytes
+        engine_url,
+        ref,
+        loop=loop,
+        ssl_context=options.ssl_context,
+        max_message_bytes=options.max_message_bytes,
+        open_ends=ends,
     )
 
 
-def make_channel(result: Any, engine_url: str, options: InitOptions, loop: asyncio.AbstractEventLoop) -> Channel:
+def make_channel(
+    result: Any, engine_url: str, options: InitOptions, loop: asyncio.AbstractEventLoop, ends: OpenEnds | None
+) -> Channel:
     """The :class:`Channel` of an ``engine::channels::create`` result ``{reader, writer}``."""
     reader_ref = result.get("reader") if isinstance(result, dict) else None
     writer_ref = result.get("writer") if isinstance(result, dict) else None
     if not is_channel_ref(reader_ref) or not is_channel_ref(writer_ref):
         shown = repr(result)[:200]
         raise ChannelError("channel_refused", f"engine::channels::create answered no channel refs: {shown}")
-    reader = open_end(engine_url, reader_ref, options, loop)
-    writer = open_end(engine_url, writer_ref, options, loop)
+    reader = open_end(engine_url, reader_ref, options, loop, ends)
+    writer = open_end(engine_url, writer_ref, options, loop, ends)
     assert isinstance(reader, ChannelReader) and isinstance(writer, ChannelWriter)
     return Channel(reader, writer, reader.ref, writer.ref)

@@ -16,6 +16,7 @@ from .connection import Connection
 from .context import InvocationScope
 from .dispatch import NOT_FOUND, error_body, result_frame, run_handler
 from .errors import EngineError
+from .open_ends import OpenEnds
 from .options import InitOptions, upgrade_headers
 from .providers import ProvidedType, Provider
 from .registry import Registry
@@ -50,6 +51,8 @@ class Session:
         self.reattach_token: str | None = None
         self._replayed: set[tuple[str, str]] = set()
         self._provider = Provider(registry, executor)
+        self.ends = OpenEnds()
+        """The channel ends of this worker with an open socket, broken off at shutdown."""
         self._opened = 0  # counts opens: an answer decided on an earlier connection is not sent
         self._url = url
         self._options = options
@@ -164,9 +167,14 @@ class Session:
         answer (new calls are refused with code ``shutdown`` meanwhile), then stops
         the rest and closes the socket."""
         self._draining = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + drain_s
         self._calls.fail_all("shutdown", lambda fn: f"Invocation of {fn} stopped: the worker is shutting down")
         if self._handling and drain_s > 0:
             await asyncio.wait(set(self._handling), timeout=drain_s)
+        # A handler may return before the stream it writes ends: open channel ends get the rest of
+        # the time, then are broken off (their peers see an error, not a clean end).
+        await self.ends.close(deadline - loop.time(), "the worker shut down")
         self._closed = True
         # Triggers being served stop with the worker (their timers, threads, ...).
         try:
@@ -256,7 +264,9 @@ class Session:
             return
         loop = asyncio.get_running_loop()
         # Channel refs in the input reach the handler as a ChannelReader or ChannelWriter.
-        data = replace_channel_refs(frame.get("data"), lambda ref: open_end(self._url, ref, self._options, loop))
+        data = replace_channel_refs(
+            frame.get("data"), lambda ref: open_end(self._url, ref, self._options, loop, self.ends)
+        )
         try:
             result = await run_handler(entry, data, frame.get("metadata"), scope, self._executor)
         except asyncio.CancelledError as err:

@@ -335,7 +335,8 @@ class Worker:
                 channel.writer.write_sync(b"the file's bytes")
                 channel.writer.close_sync()
         """
-        return make_channel(self.trigger(_create_request(buffer_size)), self.url, self.options, self._loop)
+        result = self.trigger(_create_request(buffer_size))
+        return make_channel(result, self.url, self.options, self._loop, self._session.ends)
 
     async def create_channel_async(self, buffer_size: int | None = None) -> Channel:
         """The ``async`` form of :meth:`create_channel`.
@@ -351,7 +352,7 @@ class Worker:
                 return await stored
         """
         result = await self.trigger_async(_create_request(buffer_size))
-        return make_channel(result, self.url, self.options, self._loop)
+        return make_channel(result, self.url, self.options, self._loop, self._session.ends)
 
     def _prepare_call(self, request: Mapping[str, Any]) -> Any:
         if not isinstance(request, Mapping):
@@ -393,7 +394,9 @@ class Worker:
         """Stops the worker: calls it is waiting for fail with ``EngineError`` code
         ``shutdown``; handlers already running get up to ``drain_timeout`` seconds
         to finish and answer their callers (calls arriving meanwhile are answered
-        with code ``shutdown``); then the connection closes (code 1000). Blocks up to
+        with code ``shutdown``); channel ends still open get what is left of that time
+        to close, and the rest are broken off (their peers see an error, not a clean
+        end); then the connection closes (code 1000). Blocks up to
         ``drain_timeout + timeout`` seconds. Safe to call twice."""
         with self._close_lock:
             if self._closing:
