@@ -13,7 +13,8 @@ import { route } from "./router.ts";
 import { type Invocation, Invocations, type Outcome } from "./invocations.ts";
 import { RegistrationLog } from "./registration_log.ts";
 import { Holds } from "./holds.ts";
-import { functionNotFound, invocationStopped, invocationTimeout } from "./protocol/errors.ts";
+import { invocationStopped, invocationTimeout } from "./protocol/errors.ts";
+import { RefusedIds } from "./refused_ids.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
 import type { TraceStore } from "./observability/traces.ts";
 import { callSpan, isTraced } from "./call_span.ts";
@@ -72,6 +73,7 @@ export class Engine {
   readonly log: Logger;
   readonly traces: TraceStore;
   readonly invocationTimeoutMs: number;
+  readonly refusedIds = new RefusedIds(); // named by function_not_found
   #listeners = new Set<(event: EngineEvent) => void>();
   #registrations: RegistrationLog;
   #tick = 0;
@@ -160,6 +162,7 @@ export class Engine {
     if (!conn) return;
     this.workers.delete(workerId);
     this.#registrations.left(workerId);
+    this.refusedIds.forget(workerId);
     const removed = this.functions.removeOwner(workerId);
     for (const id of this.invocations.ofTarget(workerId)) {
       this.stop(id, `worker "${conn.name}" ${reason} before answering`);
@@ -227,7 +230,7 @@ export class Engine {
         this.#holds.wait(id, req, settle, req.timeoutMs ?? this.invocationTimeoutMs);
         return id;
       }
-      settle({ ok: false, error: functionNotFound(req.functionId) });
+      settle({ ok: false, error: this.refusedIds.notFound(req.functionId) });
       return undefined;
     }
     const target = this.workers.get(decision.owner)!;

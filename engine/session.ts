@@ -209,14 +209,13 @@ export class WebSocketSession implements Peer {
       }
       case "registerfunction": {
         const problem = checkFunctionId(f.id);
-        if (problem) {
-          return this.protocolError({ code: ErrorCode.InvalidFunctionId, message: problem });
-        }
+        if (problem) return this.#refuseFunction(f.id, ErrorCode.InvalidFunctionId, problem);
         if (f.invocation !== undefined) {
-          return this.protocolError({
-            code: "function_not_invokable",
-            message: `Cannot register function "${f.id}": HTTP-invoked functions are not supported`,
-          });
+          return this.#refuseFunction(
+            f.id,
+            "function_not_invokable",
+            `Cannot register function "${f.id}": HTTP-invoked functions are not supported`,
+          );
         }
         engine.registerFunction(this.conn, f.id, {
           ...(f.description !== undefined ? { description: f.description } : {}),
@@ -264,6 +263,16 @@ export class WebSocketSession implements Peer {
       case "registerservice":
         return;
     }
+  }
+
+  /**
+   * Refuses to register function `id`: the `error` frame, which the npm
+   * iii-sdk ignores, and the engine remembers it, so a call to the id says why
+   * it finds nothing (`refused_ids.ts`).
+   */
+  #refuseFunction(id: string, code: string, message: string): void {
+    this.#engine.refusedIds.add(this.conn, id, message);
+    this.protocolError({ code, message });
   }
 
   #invoke(f: InvokeFunctionFrame, text: string): void {

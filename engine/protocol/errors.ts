@@ -25,10 +25,14 @@ export const ErrorCode = {
   Unknown: "UNKNOWN",
 } as const;
 
-export function functionNotFound(functionId: string): ErrorBody {
+/**
+ * `Function <id> not found`, as the reference words it, then `: <detail>`
+ * when there is more to say (a worker was refused that id).
+ */
+export function functionNotFound(functionId: string, detail?: string): ErrorBody {
   return markEngineFailure({
     code: ErrorCode.FunctionNotFound,
-    message: `Function ${functionId} not found`,
+    message: `Function ${functionId} not found${detail === undefined ? "" : `: ${detail}`}`,
   });
 }
 
