@@ -156,7 +156,10 @@ async function runScenario(peer: Worker, file: string, engineUrl: string) {
       { code: "channel_closed" },
     );
     await within(worker.printed(/^read /), 5_000, "the worker's own read");
-    assert.match(output(), /^read failed: channel_broken: Channel "[^"]+" broke off: the worker shut down$/m);
+    assert.match(
+      output(),
+      /^read failed: channel_broken: Channel "[^"]+" broke off: the worker shut down$/m,
+    );
 
     await worker.child.stdin.close();
     const status = await within(worker.exited, 15_000, "the worker's exit");
