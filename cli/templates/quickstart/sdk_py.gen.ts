@@ -2,60 +2,62 @@
 // Every .py file of the Python SDK, embedded as text.
 
 import py0 from "../../../sdk/python/engine_sdk/__init__.py" with { type: "text" };
-import py1 from "../../../sdk/python/engine_sdk/_signals.py" with { type: "text" };
-import py2 from "../../../sdk/python/engine_sdk/_version.py" with { type: "text" };
-import py3 from "../../../sdk/python/engine_sdk/_ws_frame.py" with { type: "text" };
-import py4 from "../../../sdk/python/engine_sdk/_ws_handshake.py" with { type: "text" };
-import py5 from "../../../sdk/python/engine_sdk/batch.py" with { type: "text" };
-import py6 from "../../../sdk/python/engine_sdk/calls.py" with { type: "text" };
-import py7 from "../../../sdk/python/engine_sdk/channel_end.py" with { type: "text" };
-import py8 from "../../../sdk/python/engine_sdk/channel_refs.py" with { type: "text" };
-import py9 from "../../../sdk/python/engine_sdk/channels.py" with { type: "text" };
-import py10 from "../../../sdk/python/engine_sdk/connection.py" with { type: "text" };
-import py11 from "../../../sdk/python/engine_sdk/context.py" with { type: "text" };
-import py12 from "../../../sdk/python/engine_sdk/dispatch.py" with { type: "text" };
-import py13 from "../../../sdk/python/engine_sdk/errors.py" with { type: "text" };
-import py14 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" };
-import py15 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
-import py16 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "text" };
-import py17 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
-import py18 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
-import py19 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
-import py20 from "../../../sdk/python/engine_sdk/open_ends.py" with { type: "text" };
-import py21 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
-import py22 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
-import py23 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
-import py24 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
-import py25 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
-import py26 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
+import py1 from "../../../sdk/python/engine_sdk/_live.py" with { type: "text" };
+import py2 from "../../../sdk/python/engine_sdk/_signals.py" with { type: "text" };
+import py3 from "../../../sdk/python/engine_sdk/_version.py" with { type: "text" };
+import py4 from "../../../sdk/python/engine_sdk/_ws_frame.py" with { type: "text" };
+import py5 from "../../../sdk/python/engine_sdk/_ws_handshake.py" with { type: "text" };
+import py6 from "../../../sdk/python/engine_sdk/batch.py" with { type: "text" };
+import py7 from "../../../sdk/python/engine_sdk/calls.py" with { type: "text" };
+import py8 from "../../../sdk/python/engine_sdk/channel_end.py" with { type: "text" };
+import py9 from "../../../sdk/python/engine_sdk/channel_refs.py" with { type: "text" };
+import py10 from "../../../sdk/python/engine_sdk/channels.py" with { type: "text" };
+import py11 from "../../../sdk/python/engine_sdk/connection.py" with { type: "text" };
+import py12 from "../../../sdk/python/engine_sdk/context.py" with { type: "text" };
+import py13 from "../../../sdk/python/engine_sdk/dispatch.py" with { type: "text" };
+import py14 from "../../../sdk/python/engine_sdk/errors.py" with { type: "text" };
+import py15 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" };
+import py16 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
+import py17 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "text" };
+import py18 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
+import py19 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
+import py20 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
+import py21 from "../../../sdk/python/engine_sdk/open_ends.py" with { type: "text" };
+import py22 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
+import py23 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
+import py24 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
+import py25 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
+import py26 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
+import py27 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
 
 /** The Python SDK's files by name, written to `<worker>/engine_sdk/<name>`. */
 export const PYTHON_SDK: Readonly<Record<string, string>> = {
   "__init__.py": py0,
-  "_signals.py": py1,
-  "_version.py": py2,
-  "_ws_frame.py": py3,
-  "_ws_handshake.py": py4,
-  "batch.py": py5,
-  "calls.py": py6,
-  "channel_end.py": py7,
-  "channel_refs.py": py8,
-  "channels.py": py9,
-  "connection.py": py10,
-  "context.py": py11,
-  "dispatch.py": py12,
-  "errors.py": py13,
-  "frames.py": py14,
-  "handler_pool.py": py15,
-  "http_stream.py": py16,
-  "ids.py": py17,
-  "logger.py": py18,
-  "metadata.py": py19,
-  "open_ends.py": py20,
-  "options.py": py21,
-  "providers.py": py22,
-  "registry.py": py23,
-  "session.py": py24,
-  "websocket.py": py25,
-  "worker.py": py26,
+  "_live.py": py1,
+  "_signals.py": py2,
+  "_version.py": py3,
+  "_ws_frame.py": py4,
+  "_ws_handshake.py": py5,
+  "batch.py": py6,
+  "calls.py": py7,
+  "channel_end.py": py8,
+  "channel_refs.py": py9,
+  "channels.py": py10,
+  "connection.py": py11,
+  "context.py": py12,
+  "dispatch.py": py13,
+  "errors.py": py14,
+  "frames.py": py15,
+  "handler_pool.py": py16,
+  "http_stream.py": py17,
+  "ids.py": py18,
+  "logger.py": py19,
+  "metadata.py": py20,
+  "open_ends.py": py21,
+  "options.py": py22,
+  "providers.py": py23,
+  "registry.py": py24,
+  "session.py": py25,
+  "websocket.py": py26,
+  "worker.py": py27,
 };

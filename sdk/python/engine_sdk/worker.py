@@ -7,14 +7,12 @@ here may be called from any thread; they hand work to that loop.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import concurrent.futures
 import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from . import frames
+from . import _live, frames
 from ._signals import wait_until_stopped
 from ._ws_handshake import build_request, parse_url
 from .channels import Channel, make_channel
@@ -28,14 +26,10 @@ from .providers import make_provided_type
 from .registry import Registry, make_entry
 from .session import Session
 
-_live_workers: list[weakref.ref[Worker]] = []
-
-
 def default_worker() -> Worker | None:
     """The most recently started worker that is still running, if any."""
-    for ref in reversed(_live_workers):
-        worker = ref()
-        if worker is not None and worker.running:
+    for worker in _live.newest_first():
+        if worker.running:
             return worker
     return None
 
@@ -115,8 +109,7 @@ class Worker:
         self._thread = threading.Thread(target=self._run_loop, name="engine-sdk-loop", daemon=True)
         self._thread.start()
         self._loop.call_soon_threadsafe(self._session.start)
-        _live_workers.append(weakref.ref(self))
-        atexit.register(_shutdown_at_exit, weakref.ref(self))
+        _live.add(self)  # shut down at exit, unless shutdown() comes first
 
     # Properties --------------------------------------------------------------
 
@@ -403,6 +396,8 @@ class Worker:
                 first = False
             else:
                 self._closing = first = True
+        if first:
+            _live.remove(self)
         if threading.current_thread() is self._thread:
             if first:
                 self._closer = self._loop.create_task(self._close_on_loop(drain_timeout))  # keep a reference
@@ -444,6 +439,7 @@ class Worker:
             self._loop.run_until_complete(asyncio.sleep(0))
         finally:
             self._closing = True
+            _live.remove(self)
             self._loop.close()
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._stopped.set()
@@ -475,9 +471,3 @@ def _create_request(buffer_size: int | None) -> dict[str, Any]:
     if not isinstance(buffer_size, int) or isinstance(buffer_size, bool) or buffer_size < 1:
         raise ValueError(f"Invalid buffer_size {buffer_size!r} for create_channel(): expected a positive integer")
     return {"function_id": "engine::channels::create", "payload": {"buffer_size": buffer_size}}
-
-
-def _shutdown_at_exit(ref: weakref.ref[Worker]) -> None:
-    worker = ref()
-    if worker is not None and worker.running:
-        worker.shutdown(timeout=2.0)
