@@ -7,10 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createChannel, type EngineError, registerWorker, type Worker } from "../typescript/mod.ts";
-import { killAndWait } from "../typescript/_testing/node.ts";
-import { ROOT, spawnEngine, tempConfig } from "../../tests/support/engine_process.ts";
-import { readLines } from "../../tests/support/lines.ts";
+import {
+  createChannel,
+  type EngineError,
+  registerWorker,
+  type Worker,
+} from "../../sdk/typescript/mod.ts";
+import { killAndWait } from "../../sdk/typescript/_testing/node.ts";
+import { ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
+import { readLines } from "../support/lines.ts";
 
 /** The worker. It prints what its own read saw, and stays up after shutdown() until stdin ends. */
 const SCRIPT = `
