@@ -1,15 +1,21 @@
 /**
  * Connecting to Redis (`ioredis`) the way every Redis adapter of the built-in
- * workers does: an outage logged in a few lines however long it lasts, the
- * URL redacted wherever it is shown.
+ * workers does: an outage logged in a few lines however long it lasts,
+ * commands failing at once once it is established, the URL checked before
+ * connecting and redacted wherever it is shown.
  *
  * @module
  */
 
 import type { Redis } from "ioredis";
 import type { Logger } from "../../engine/api.ts";
+import { connectionLost, guardCommands } from "./redis_commands.ts";
+import { RedisGate } from "./redis_gate.ts";
 import { RedisOutageLog } from "./redis_outage.ts";
-import { markLoggedOutage } from "./store_outage.ts";
+import { answersWithoutTls } from "./redis_probe.ts";
+import { redactUrl, redisDatabase, wantsTls } from "./redis_url.ts";
+
+export { redactUrl, redisDatabase, redisDatabaseText } from "./redis_url.ts";
 
 /** Options of {@link connectRedis}. */
 export interface RedisConnectOptions {
@@ -23,16 +29,31 @@ export interface RedisConnectOptions {
    * none when omitted.
    */
   commandTimeoutMs?: number;
+  /** How long making the connection (TCP, and TLS for `rediss://`) may take; ioredis's 10 s by default. */
+  connectTimeoutMs?: number;
+  /**
+   * How long after the connection is lost commands still wait for it to come
+   * back before failing at once; default `BLIP_MS` of `redis_gate.ts`.
+   */
+  blipMs?: number;
 }
 
 /**
  * Connects to `options.url`; rejects when Redis does not answer, refuses the
- * password, or has no database of the number the URL names. While the
- * connection is down, ioredis holds commands and retries; one that gives up
- * fails with `Redis at <url> is unreachable: <the connection's last error>`
- * (not ioredis's wording). With `options.log`, an outage is logged in a
- * bounded number of lines (see {@link RedisOutageLog}) and the failures it
- * causes are marked as logged (see `store_outage.ts`).
+ * password, or has no database of the number the URL names, and throws
+ * before connecting when the URL names a database that is not a number or
+ * has a parameter not in `URL_PARAMETERS` (`redis_url.ts`).
+ *
+ * While the connection is down, ioredis reconnects. A command issued then
+ * waits for the first reconnect (a blip), at most `blipMs` after the loss;
+ * once a reconnect attempt failed, or that wait ran out, the outage is
+ * established: waiting commands that were not sent and every new one fail
+ * at once with `Redis at <url> is unreachable: <the connection's last
+ * error>`, until the connection is ready again. Commands sent before the
+ * loss keep waiting for their answer (ioredis sends them again), up to
+ * `commandTimeoutMs`. With `options.log`, an outage is logged in a bounded
+ * number of lines (see {@link RedisOutageLog}) and the failures it causes are
+ * marked as logged (see `store_outage.ts`).
  */
 export async function connectRedis(options: RedisConnectOptions): Promise<Redis> {
   const where = redactUrl(options.url);
@@ -42,7 +63,9 @@ export async function connectRedis(options: RedisConnectOptions): Promise<Redis>
   const redis = new Redis(options.url, {
     lazyConnect: true,
     maxRetriesPerRequest: 3,
+    retryStrategy: reconnectDelay,
     ...(options.commandTimeoutMs === undefined ? {} : { commandTimeout: options.commandTimeoutMs }),
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeout: options.connectTimeoutMs }),
   });
   const outages = options.log === undefined
     ? undefined
@@ -51,60 +74,38 @@ export async function connectRedis(options: RedisConnectOptions): Promise<Redis>
   let lastError = "";
   /** An error Redis answered while the connection was being set up (a failed SELECT). */
   let refused: Error | undefined;
+  const gate = new RedisGate({
+    ...(options.blipMs === undefined ? {} : { blipMs: options.blipMs }),
+    onFailure(cause) {
+      outages?.unreachable(cause);
+      commands.failWaiting(cause);
+    },
+  });
+  const commands = guardCommands(redis, {
+    where,
+    commandTimeoutMs: options.commandTimeoutMs,
+    gate,
+    outages,
+    lastError: () => lastError,
+  });
   redis.on("error", (error: Error) => {
     lastError = error.message;
-    if (connected) outages?.unreachable(error.message);
-    else if (error.name === "ReplyError") refused ??= error;
+    if (!connected) {
+      if (error.name === "ReplyError") refused ??= error;
+      return;
+    }
+    // The live connection broke: whether Redis is unreachable is for the reconnect to tell.
+    if (redis.status !== "ready") gate.failed(error.message);
+  });
+  redis.on("reconnecting", () => {
+    if (connected) gate.lost(() => lastError || "the connection was lost");
   });
   redis.on("ready", () => {
     lastError = "";
+    gate.ready();
     outages?.reachable();
   });
-  /** `error`, marked as logged when an outage log has it (logging it first if it had not). */
-  const reported = (error: Error, cause: string): Error => {
-    if (outages === undefined) return error;
-    outages.unreachable(cause);
-    return markLoggedOutage(error, outages);
-  };
-  const send = redis.sendCommand.bind(redis);
-  /** Each command's promise as callers see it; ioredis sends a command again after a reconnect. */
-  const seen = new WeakMap<object, Promise<unknown>>();
-  redis.sendCommand = ((...args: Parameters<typeof send>) => {
-    const [command] = args;
-    const known = seen.get(command);
-    if (known !== undefined) {
-      // Sent again once the connection is back. One that already failed (it timed out waiting
-      // for the connection) stays unsent: its caller was told it failed, so it must not take
-      // effect after all (and its failure, handed to nobody now, was an uncaught rejection).
-      if (!command.isSettled) void send(...args);
-      return known;
-    }
-    const answered = (send(...args) as Promise<unknown>).then(
-      (answer) => {
-        // Answered: a Redis that had stopped answering (no connection error) is back.
-        if (outages?.down) outages.reachable();
-        return answer;
-      },
-      (error: unknown) => {
-        throw failure(error);
-      },
-    );
-    seen.set(command, answered);
-    return answered;
-  }) as typeof send;
-  /** The error a caller gets for `error`, ioredis's failure of a command. */
-  const failure = (error: unknown): unknown => {
-    const waiting = redis.status !== "ready" && lastError !== "";
-    if (connectionLost(error) || (timedOut(error) && waiting)) {
-      const cause = lastError || "the connection was lost";
-      return reported(unreachable(where, lastError, error), cause);
-    }
-    if (timedOut(error)) {
-      const cause = `no answer within ${options.commandTimeoutMs} ms`;
-      return reported(noAnswer(where, options.commandTimeoutMs, error), cause);
-    }
-    return error;
-  };
+  redis.on("end", () => gate.close());
   try {
     await redis.connect();
     if (refused !== undefined) throw refused;
@@ -115,38 +116,24 @@ export async function connectRedis(options: RedisConnectOptions): Promise<Redis>
       : error instanceof Error
       ? error.message
       : String(error);
-    throw new Error(`Cannot connect to Redis at ${where}: ${detail}${hintFor(detail, db)}`, {
-      cause: error,
-    });
+    const hint = hintFor(detail, db) || await tlsHint(options.url, detail);
+    throw new Error(`Cannot connect to Redis at ${where}: ${detail}${hint}`, { cause: error });
   }
   connected = true;
   return redis;
 }
 
 /**
- * The database number `url` names (its path, or its `db` parameter, which
- * ioredis reads too); 0 when none. One that is not a number is refused:
- * ioredis would send `SELECT NaN`, and its failure was thrown where nothing
- * caught it.
+ * The longest wait between two reconnect attempts (ioredis's default grows
+ * to 5 s): calls fail at once during an outage, so this bounds how long they
+ * go on failing once Redis is back.
  */
-export function redisDatabase(url: string): number {
-  if (!URL.canParse(url)) throw new Error(`Invalid Redis URL ${redactUrl(url)}: it is not a URL`);
-  const given = redisDatabaseText(url);
-  if (given === "") return 0;
-  if (!/^\d{1,9}$/.test(given)) {
-    throw new Error(
-      `Invalid Redis URL ${
-        redactUrl(url)
-      }: the database after the host must be a number such as "/0", not ${JSON.stringify(given)}`,
-    );
-  }
-  return Number(given);
-}
+export const RECONNECT_MAX_MS = 1000;
 
-/** The database a parsable `url` names, as written (`""` for none): see {@link redisDatabase}. */
-export function redisDatabaseText(url: string): string {
-  const parsed = new URL(url);
-  return parsed.searchParams.get("db") ?? parsed.pathname.slice(1);
+/** The wait before reconnect attempt `attempt` (from 1): doubling from 50 ms, with some jitter. */
+function reconnectDelay(attempt: number): number {
+  return Math.min(50 * 2 ** Math.min(attempt - 1, 10), RECONNECT_MAX_MS) +
+    Math.floor(Math.random() * 100);
 }
 
 /** What to check when Redis refused the connection with `detail`. */
@@ -163,27 +150,19 @@ function hintFor(detail: string, db: number): string {
   return "";
 }
 
-/** Whether ioredis gave up on a command because the connection is down. */
-function connectionLost(error: unknown): boolean {
-  return error instanceof Error &&
-    (error.name === "MaxRetriesPerRequestError" || error.message === "Connection is closed.");
-}
-
-/** Whether ioredis gave up waiting for an answer (`commandTimeout`). */
-function timedOut(error: unknown): boolean {
-  return error instanceof Error && error.message === "Command timed out";
-}
-
-function noAnswer(where: string, timeoutMs: number | undefined, cause: unknown): Error {
-  return new Error(
-    `Redis at ${where} did not answer within ${timeoutMs} ms: what it was sent may still take effect when it answers`,
-    { cause },
-  );
-}
-
-function unreachable(where: string, lastError: string, cause: unknown): Error {
-  const why = lastError === "" ? "the connection was lost" : lastError;
-  return new Error(`Redis at ${where} is unreachable: ${why}`, { cause });
+/**
+ * What to check when a `rediss://` connection failed without a word from
+ * Redis (it timed out, or broke off): whether the server speaks TLS at all.
+ */
+async function tlsHint(url: string, detail: string): Promise<string> {
+  if (!wantsTls(url) || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|certificate|CERT_/i.test(detail)) {
+    return "";
+  }
+  const { host } = new URL(url);
+  if (await answersWithoutTls(url)) {
+    return `: "url" asks for TLS (rediss://) but the server at ${host} answers without TLS: use redis://, or enable TLS on the server`;
+  }
+  return `: "url" asks for TLS (rediss://): if the server at ${host} does not speak TLS, use redis://`;
 }
 
 /** How long {@link closeRedis} waits for Redis to answer its goodbye. */
@@ -203,15 +182,4 @@ export async function closeRedis(redis: Redis): Promise<void> {
   await Promise.race([quit, new Promise((resolve) => timer = setTimeout(resolve, QUIT_WAIT_MS))]);
   clearTimeout(timer);
   redis.disconnect();
-}
-
-/** The URL with any password replaced by `***`, fit for logs and errors. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }

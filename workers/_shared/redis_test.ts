@@ -137,16 +137,44 @@ Deno.test("connectRedis() refuses a database the server does not have, instead o
   }
 });
 
-Deno.test("connectRedis() refuses a database that is not a number, before connecting", async () => {
-  for (const url of ["redis://:pw@127.0.0.1:1/abc", "redis://127.0.0.1:1?db=x"]) {
+Deno.test("connectRedis() refuses a database that is not a number, or an unknown parameter, before connecting", async () => {
+  const cases: [string, RegExp][] = [
+    [
+      "redis://:pw@127.0.0.1:1/abc",
+      /: it must name the database after the host as a number .*, not "abc"$/,
+    ],
+    [
+      "redis://127.0.0.1:1?db=x",
+      /: it must name the database after the host as a number .*, not "x"$/,
+    ],
+    [
+      "redis://:pw@127.0.0.1:1?connectTimeout=1",
+      /: it must not have the parameter "connectTimeout": /,
+    ],
+  ];
+  for (const [url, problem] of cases) {
     await assert.rejects(connectRedis({ url }), (error: Error) => {
-      assert.match(
-        error.message,
-        /^Invalid Redis URL redis:\/\/.*: the database after the host must be a number such as "\/0", not "(abc|x)"$/,
-      );
+      assert.match(error.message, /^Invalid Redis URL redis:\/\/.*: it must /);
+      assert.match(error.message, problem);
       assert.doesNotMatch(error.message, /:pw@/);
       return true;
     });
+  }
+});
+
+Deno.test("connectRedis() with rediss:// to a server without TLS says so, not just 'connect ETIMEDOUT'", async () => {
+  const server = await startRedisServer();
+  const url = server.url.replace("redis://", "rediss://");
+  try {
+    await assert.rejects(connectRedis({ url, connectTimeoutMs: 500 }), (error: Error) => {
+      assert.match(
+        error.message,
+        /^Cannot connect to Redis at rediss:\/\/127\.0\.0\.1:\d+\/?: .*: "url" asks for TLS \(rediss:\/\/\) but the server at 127\.0\.0\.1:\d+ answers without TLS: use redis:\/\//,
+      );
+      return true;
+    });
+  } finally {
+    await server.stop();
   }
 });
 
