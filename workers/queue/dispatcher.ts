@@ -64,6 +64,11 @@ interface QueueState {
   again: boolean;
   /** A pump is scheduled by `notify`. */
   scheduled: boolean;
+  /**
+   * After a failed claim, the earliest the timer claims again: a due message
+   * would otherwise re-arm it at once, claiming (and failing) in a loop.
+   */
+  retryAt: number;
 }
 
 /** The delivery loop of every queue of one worker. */
@@ -164,7 +169,7 @@ export class Dispatcher {
   #state(queue: string): QueueState {
     let state = this.#queues.get(queue);
     if (state === undefined) {
-      state = { inFlight: 0, pumping: false, again: false, scheduled: false };
+      state = { inFlight: 0, pumping: false, again: false, scheduled: false, retryAt: 0 };
       this.#queues.set(queue, state);
     }
     return state;
@@ -187,10 +192,12 @@ export class Dispatcher {
         const now = this.#clock.now();
         const leaseUntil = now + settings.visibility_timeout_ms + LEASE_GRACE_MS;
         const claimed = await this.#o.store.claim(queue, now, free, leaseUntil);
+        state.retryAt = 0;
         for (const message of claimed) this.#deliver(message, settings);
         if (!state.again && claimed.length < free) break;
       }
     } catch (error) {
+      state.retryAt = this.#clock.now() + (this.#o.pollMs ?? 1000);
       // A store outage is logged by the store, once: not at every claim of every queue.
       if (loggedOutageOf(error) === undefined) {
         this.#o.log.error(`Cannot claim messages of queue "${queue}": ${messageOf(error)}`);
@@ -336,7 +343,7 @@ export class Dispatcher {
           const state = this.#state(queue);
           if (state.pumping || state.inFlight >= this.#o.settingsOf(queue).concurrency) continue;
           const due = await this.#o.store.nextDue(queue);
-          if (due !== undefined && due < next) next = due;
+          if (due !== undefined) next = Math.min(next, Math.max(due, state.retryAt));
         }
         this.#arm(next);
       }
