@@ -6,6 +6,7 @@
  * @module
  */
 
+import { CLI_SDK } from "../engine/connection_log.ts";
 import { memberText } from "../engine/protocol/member_text.ts";
 
 /** Where the CLI looks for the engine when nothing says otherwise (see `caller_engine.ts`). */
@@ -42,13 +43,25 @@ export function refusalDetail(detail: string, sentToken: boolean): string {
   return detail.replace(/^NetworkError: /, "");
 }
 
-/** An open connection to the engine for a few calls. */
+/** What a trigger hands a listener ({@linkcode EngineClient.listen}). */
+export interface ListenRequest {
+  type: string;
+  config: unknown;
+}
+
+/**
+ * An open connection to the engine for a few calls. It says it is the CLI's
+ * (`sdk: "engine-cli"`): the engine logs no line for it, and `engine worker
+ * list` counts it apart from the workers.
+ */
 export class EngineClient {
   #socket: WebSocket;
   #pending = new Map<
     string,
     { resolve: (value: unknown, text: string) => void; reject: (e: Error) => void }
   >();
+  /** The listeners' functions, by id. */
+  #listeners = new Map<string, (payload: unknown) => unknown>();
   #closed: Promise<CloseEvent>;
 
   private constructor(socket: WebSocket, readonly url: string) {
@@ -62,6 +75,7 @@ export class EngineClient {
       } catch {
         return;
       }
+      if (f?.type === "invokefunction") return void this.#answer(f);
       if (f?.type !== "invocationresult") return;
       const p = this.#pending.get(f.invocation_id);
       if (!p) return;
@@ -108,7 +122,7 @@ export class EngineClient {
         client.callVoid("engine::workers::register", {
           runtime: "deno",
           name: options.name ?? "engine-cli",
-          sdk: "engine-cli",
+          sdk: CLI_SDK,
           pid: Deno.pid,
         });
         resolve(client);
@@ -168,6 +182,45 @@ export class EngineClient {
           `"function_id":${JSON.stringify(functionId)},"data":${payloadText}}`,
       );
     });
+  }
+
+  /**
+   * Registers an internal function answered by `handler` (hidden from
+   * default lists) and binds a trigger of `trigger.type` to it, on this
+   * connection: `engine logs -f` listens without a second connection.
+   */
+  listen(namespace: string, trigger: ListenRequest, handler: (payload: unknown) => unknown): void {
+    const id = `${namespace}::listen-${crypto.randomUUID().slice(0, 8)}`;
+    this.#listeners.set(id, handler);
+    this.#socket.send(
+      JSON.stringify({ type: "registerfunction", id, metadata: { internal: true } }),
+    );
+    this.#socket.send(JSON.stringify({
+      type: "registertrigger",
+      id: crypto.randomUUID(),
+      trigger_type: trigger.type,
+      function_id: id,
+      config: trigger.config,
+    }));
+  }
+
+  /** Runs a listener for a call from the engine and answers it. */
+  async #answer(f: { invocation_id?: string; function_id?: string; data?: unknown }) {
+    const handler = this.#listeners.get(f.function_id ?? "");
+    let answer: Record<string, unknown>;
+    try {
+      if (!handler) throw new Error(`Function ${f.function_id} is not registered here`);
+      answer = { result: await handler(f.data) ?? null };
+    } catch (e) {
+      answer = { error: { code: "invocation_failed", message: (e as Error).message } };
+    }
+    if (f.invocation_id === undefined || this.#socket.readyState !== WebSocket.OPEN) return;
+    this.#socket.send(JSON.stringify({
+      type: "invocationresult",
+      invocation_id: f.invocation_id,
+      function_id: f.function_id,
+      ...answer,
+    }));
   }
 
   callVoid(functionId: string, payload: unknown): void {

@@ -13,9 +13,7 @@
 import type { LogEntry, LogLevel } from "../engine/api.ts";
 import type { EventBatch } from "../engine/events.ts";
 import { formatLogEntry } from "../engine/observability/logs.ts";
-import { type EngineLink, remoteLink } from "../console/link.ts";
 import { parseCommandArgs, parseUrlOption } from "./args.ts";
-import { quietSdkNotices } from "./sdk_notices.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
 import { stopSignal } from "./signals.ts";
@@ -80,15 +78,13 @@ export async function logs(args: string[], io: Io): Promise<number> {
     io.err(`Error: ${(e as Error).message}`);
     return 1;
   }
-  let link: EngineLink | undefined;
   try {
     // Listen first, list second: nothing written in between is lost.
     let live = false;
     const waiting: LogEntry[] = [];
     if (options.follow) {
-      quietSdkNotices(); // losing the engine is told below, in one line
-      link = await remoteLink(options.url, { name: "engine-logs", namespace: "engine-logs" });
-      link.listen({
+      // On this connection, the CLI's: a second one, a worker's, was listed as a worker.
+      client.listen("engine-logs", {
         type: "engine::events",
         config: {
           kinds: ["log"],
@@ -107,7 +103,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
         }
         return null;
       });
-      await link.call("engine::health::check", {}); // the listener is active once this answers
+      await client.call("engine::health::check", {}); // the listener is active once this answers
     }
     // --limit 0: no past entries (with --follow, only the new ones, as tail -n 0 -f).
     const { logs: entries } = options.limit === 0 ? { logs: [] } : await client.call(
@@ -122,7 +118,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
     if (options.worker && entries.length === 0 && options.limit > 0) {
       await noteUnknownWorker(client, options, io);
     }
-    if (!link) return 0;
+    if (!options.follow) return 0;
     const printed = new Set(entries.map(keyOf));
     for (const e of waiting) if (!printed.has(keyOf(e))) io.out(formatLogEntry(e));
     live = true;
@@ -146,7 +142,6 @@ export async function logs(args: string[], io: Io): Promise<number> {
     else io.err(`Error: ${(e as Error).message}`);
     return 1;
   } finally {
-    await link?.close();
     await client.close();
   }
 }

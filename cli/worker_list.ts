@@ -2,13 +2,16 @@
  * `engine worker list [--json]`: the config's workers with what the running
  * engine says about them (status, pid, functions), plus workers connected
  * from elsewhere. Without a running engine, the config's entries show as
- * `stopped`.
+ * `stopped`. The CLI's own connections (`engine logs -f`, a command running
+ * meanwhile) are tools, not workers: counted below the table
+ * (`cli_connections` in JSON), not listed.
  *
  * @module
  */
 
 import { dirname, resolve } from "node:path";
 import type { WorkerEntry } from "../engine/config/mod.ts";
+import { isCliConnection } from "../engine/connection_log.ts";
 import type { BuiltinFailure, SupervisedView } from "../engine/supervisor/functions.ts";
 import { loadManifest } from "../engine/supervisor/manifest.ts";
 import type { Io } from "./trigger.ts";
@@ -54,10 +57,13 @@ export async function workerList(args: string[], io: Io): Promise<number> {
     io.err(`Warning: ${read.message}`);
   }
   let rows: WorkerRow[];
+  let cli: string[] = [];
   if (linked.ok) {
     try {
       const { workers, failedBuiltins } = await linked.link.supervisorList();
-      rows = joinRows(entries, workers, await linked.link.connected(), failedBuiltins);
+      const { own, others } = splitCli(await linked.link.connected());
+      rows = joinRows(entries, workers, others, failedBuiltins);
+      cli = own;
     } finally {
       await linked.link.close();
     }
@@ -65,9 +71,9 @@ export async function workerList(args: string[], io: Io): Promise<number> {
     rows = await Promise.all(entries.map((entry) => stoppedRow(entry, dirname(file))));
   }
   if (options.json) {
-    io.out(
-      JSON.stringify({ engine: linked.ok ? url : null, config: file, workers: rows }, null, 2),
-    );
+    const engine = linked.ok ? url : null;
+    const shown = { engine, config: file, workers: rows, cli_connections: cli.length };
+    io.out(JSON.stringify(shown, null, 2));
     return 0;
   }
   if (!linked.ok) io.out(`${linked.reason}: showing ${file}`);
@@ -78,7 +84,30 @@ export async function workerList(args: string[], io: Io): Promise<number> {
     return 0;
   }
   io.out(table(rows));
+  if (cli.length > 0) {
+    const one = cli.length === 1;
+    io.out(
+      `\n${cli.length} connection${one ? "" : "s"} of the engine CLI itself ${
+        one ? "is" : "are"
+      } not listed: ${cli.join(", ")}`,
+    );
+  }
   return 0;
+}
+
+/**
+ * The CLI's own connections (by name, sorted), but not this command's, and
+ * the others: what `engine::workers::list` says of each includes its `sdk`.
+ */
+function splitCli(connected: ConnectedWorker[]): { own: string[]; others: ConnectedWorker[] } {
+  const own: string[] = [];
+  const others: ConnectedWorker[] = [];
+  for (const c of connected) {
+    const metadata = c as unknown as Record<string, unknown>;
+    if (!isCliConnection({ metadata })) others.push(c);
+    else if (c.pid !== Deno.pid) own.push(c.name);
+  }
+  return { own: own.sort(), others };
 }
 
 function joinRows(
@@ -88,7 +117,7 @@ function joinRows(
   failed: BuiltinFailure[],
 ): WorkerRow[] {
   const rows: WorkerRow[] = [];
-  const claimed = new Set<string>(["engine", "engine-cli"]);
+  const claimed = new Set<string>(["engine"]);
   for (const s of supervised) {
     rows.push({
       name: s.name,

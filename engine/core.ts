@@ -15,6 +15,7 @@ import { RegistrationLog } from "./registration_log.ts";
 import { Holds } from "./holds.ts";
 import { invocationStopped, invocationTimeout } from "./protocol/errors.ts";
 import { RefusedIds } from "./refused_ids.ts";
+import { isCliConnection, registeredLine } from "./connection_log.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
 import type { TraceStore } from "./observability/traces.ts";
 import { callSpan, isTraced } from "./call_span.ts";
@@ -145,10 +146,8 @@ export class Engine {
     if (!conn) return;
     conn.metadata = { ...conn.metadata, ...metadata };
     if (typeof metadata.name === "string" && metadata.name !== "") conn.name = metadata.name;
-    const runtime = typeof metadata.runtime === "string"
-      ? ` (${metadata.runtime}${metadata.pid ? `, pid ${metadata.pid}` : ""})`
-      : "";
-    this.log.debug(`Worker "${conn.name}" registered${runtime}`, { worker_id: workerId });
+    const line = registeredLine(conn); // none for the CLI's own connections
+    if (line !== undefined) this.log.debug(line, { worker_id: workerId });
     this.#registrations.described(conn);
     this.#emit({ type: "worker_updated", workerId });
   }
@@ -170,8 +169,8 @@ export class Engine {
     for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
     for (const type of this.triggers.typesOf(workerId)) this.#dropTriggerType(conn, type.id);
     if (removed.length > 0) {
-      // Built-in workers come and go with the engine itself: only workers' departures are news.
-      if (conn.kind === "websocket") {
+      // Built-in workers come and go with the engine, the CLI's connections with its commands.
+      if (conn.kind === "websocket" && !isCliConnection(conn)) {
         this.log.info(`Worker "${conn.name}" ${reason}: removed ${removed.length} function(s)`, {
           worker_id: workerId,
           functions: removed.length <= 20 ? removed : [...removed.slice(0, 20), "…"],

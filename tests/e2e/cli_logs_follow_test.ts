@@ -6,7 +6,7 @@
  * and `| grep` see nothing else. Real engine and CLI processes.
  */
 import assert from "node:assert/strict";
-import { MAIN, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
+import { MAIN, ROOT, runCli, spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { readLines } from "../support/lines.ts";
 
 const CONFIG = "host: 127.0.0.1\nport: 0\nconsole:\n  enabled: false\nworkers: []\n";
@@ -28,6 +28,12 @@ for (const { how, signal, why } of cases) {
     const { dir, file } = await tempConfig(CONFIG);
     const engine = await spawnEngine({ config: file });
     let engineRuns = true;
+    // The entry -n 1 prints first (the CLI's own connections leave none).
+    const wrote = await runCli(
+      ["trigger", "--function-id=engine::log::info", '--payload={"message":"first"}'],
+      { env: { ENGINE_URL: engine.url } },
+    );
+    assert.equal(wrote.code, 0, wrote.stderr);
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", MAIN, "logs", "-f", "-n", "1", `--url=${engine.url}`],
       cwd: ROOT,
