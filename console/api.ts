@@ -11,6 +11,7 @@ import { type EngineLink, LinkError } from "./link.ts";
 import { queuesSnapshot } from "./queues.ts";
 import { sendHttpRequest } from "./http_request.ts";
 import { deadLetterRoutes } from "./dead_letters.ts";
+import { isCliConnection } from "../engine/connection_log.ts";
 
 /** Mounted under `/api` by the server. */
 export function createApi(link: EngineLink, info: { version: string }): Hono {
@@ -30,8 +31,12 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
           throw e;
         },
       );
-    const workers = await call("engine::workers::list") as { workers: unknown[] };
-    return c.json({ workers: workers.workers, supervised });
+    const listed = await call("engine::workers::list") as { workers: Record<string, unknown>[] };
+    // The CLI's own connections (a command running, `engine logs -f`) are tools, not workers:
+    // counted, not listed, as `engine worker list` does.
+    const cli = listed.workers.filter((w) => isCliConnection({ metadata: w }));
+    const workers = listed.workers.filter((w) => !isCliConnection({ metadata: w }));
+    return c.json({ workers, supervised, cli_connections: cli.length });
   });
   api.get("/functions", async (c) =>
     c.json(

@@ -28,6 +28,8 @@ export function mount(root) {
     list,
   );
   let rows = [];
+  // The CLI's own connections (a command running, `engine logs -f`): counted, not listed.
+  let cliConnections = 0;
   // Function lists the operator opened stay open when the table is drawn again (it is, on
   // every change and every queue snapshot), by worker name.
   const opened = new Set();
@@ -40,9 +42,10 @@ export function mount(root) {
   const load = async () => {
     const fresh = reads();
     try {
-      const { workers, supervised } = await api("/workers");
+      const { workers, supervised, cli_connections } = await api("/workers");
       if (!fresh()) return;
       rows = merge(workers, supervised ?? []);
+      cliConnections = cli_connections ?? 0;
       draw();
     } catch (e) {
       if (fresh()) fill(list, errorBox(e));
@@ -50,7 +53,7 @@ export function mount(root) {
   };
   const draw = () => {
     if (rows.length === 0) {
-      fill(list, h("div", { class: "empty" }, "No workers connected"));
+      fill(list, h("div", { class: "empty" }, "No workers connected"), cliLine(cliConnections));
       return;
     }
     for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
@@ -80,6 +83,7 @@ export function mount(root) {
         ),
         h("tbody", {}, rows.map((w) => workerRows(w, opened))),
       ),
+      cliLine(cliConnections),
     );
     for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
       // The newest lines are the ones that tell why it stopped: show the end, unless the
@@ -118,6 +122,18 @@ export function mount(root) {
       }
     },
   };
+}
+
+/** The line below the table that counts the CLI's own connections, or nothing without any. */
+function cliLine(n) {
+  if (n === 0) return null;
+  const one = n === 1;
+  return h(
+    "p",
+    { class: "muted small", "data-testid": "cli-connections" },
+    `${n} connection${one ? "" : "s"} of the engine CLI itself (engine logs -f, a command ` +
+      `running) ${one ? "is" : "are"} not listed`,
+  );
 }
 
 /** Connected workers, with supervised ones joined by name or pid; supervised ones not connected too. */
