@@ -19,6 +19,7 @@ import { type Incoming, type PipelineOptions, runPipeline } from "./pipeline.ts"
 import { traceFor } from "./trace.ts";
 import { type RequestFacts, requestSpan } from "./request_span.ts";
 import { type RequestScope, Scopes } from "./scope.ts";
+import { isUnsized } from "./streamed_response.ts";
 
 export interface AppOptions {
   /** The current matcher; called once per request. */
@@ -44,9 +45,14 @@ export function createApp(options: AppOptions): Hono {
   const app = new Hono({ router: new LinearRouter() });
   const scopes = new Scopes(options.defaultTimeout, options.stopping);
 
-  app.all("*", async (c) => {
-    const request = c.req.raw;
-    if (request.method !== "HEAD") return await serve(request);
+  app.all("*", (c) => serve(c.req.raw));
+  // Hono answers a HEAD with `new Response(null, <its GET reply>)`, which Deno sends with
+  // `content-length: 0` unless it has a length: HEAD requests do not go through it.
+  const dispatch = app.fetch;
+  app.fetch = (request, ...rest) =>
+    request.method === "HEAD" ? head(request) : dispatch(request, ...rest);
+
+  const head = async (request: Request): Promise<Response> => {
     let response: Response;
     try {
       response = await serve(request);
@@ -54,7 +60,7 @@ export function createApp(options: AppOptions): Hono {
       response = reply(error, request); // 404, 405
     }
     return await withoutBody(response);
-  });
+  };
 
   const serve = async (request: Request): Promise<Response> => {
     checkHost(request.headers.get("host"));
@@ -162,16 +168,23 @@ async function waitForSlot(limiter: Limiter, scope: RequestScope): Promise<void>
 
 /**
  * The reply to a `HEAD`: `response`'s status and headers with no body, and
- * the `Content-Length` its body has (Hono answers `HEAD` with
- * `new Response(null, response)`, which Deno sends as length 0).
+ * the `Content-Length` its body has (Deno sends a reply without a body as
+ * length 0), or none for a streamed body: Deno sends no length for a stream,
+ * and does not read it for a `HEAD`.
  */
 async function withoutBody(response: Response): Promise<Response> {
+  if (isUnsized(response)) return new Response(emptyStream(), response);
   if (response.body === null) return response;
   const headers = new Headers(response.headers);
   if (!headers.has("content-length")) {
     headers.set("content-length", String((await response.arrayBuffer()).byteLength));
   } else await response.body.cancel();
   return new Response(null, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** A body that is a stream (an empty one), so that Deno sends no length. */
+function emptyStream(): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (controller) => controller.close() });
 }
 
 /**

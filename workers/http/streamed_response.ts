@@ -5,7 +5,7 @@
  * | Frame | Effect |
  * |---|---|
  * | text `{"type":"set_status","status_code":N}` | the status, before the first chunk (200 to 599; other values are ignored with a warning) |
- * | text `{"type":"set_headers","headers":{…}}` | headers (strings, or lists of strings that repeat the header), before the first chunk; hop-by-hop fields are dropped; a value that cannot be sent is ignored with a warning saying why |
+ * | text `{"type":"set_headers","headers":{…}}` | headers (strings, or lists of strings that repeat the header), before the first chunk; hop-by-hop fields and `content-length` are dropped (the body is sent chunked); a value that cannot be sent is ignored with a warning saying why |
  * | other text, or any text after the first chunk | ignored |
  * | binary | a body chunk; the first commits the status and headers |
  * | the writer closing | the end of the body (an empty body if no chunk came) |
@@ -23,6 +23,18 @@ const NULL_BODY_STATUS = new Set([204, 205, 304]);
 
 /** The longest pause between chunks when none is given (engine-http's default `default_timeout`). */
 const DEFAULT_IDLE_MS = 30_000;
+
+/** Replies to a `HEAD` whose `GET` body would be a stream, of a length nobody knows. */
+const UNSIZED = new WeakSet<Response>();
+
+/**
+ * Whether `response` answers a `HEAD` for a streamed body: it must go out
+ * without a `Content-Length` (Deno's default for a reply without a body is
+ * `content-length: 0`, which says the body is empty).
+ */
+export function isUnsized(response: Response): boolean {
+  return UNSIZED.has(response);
+}
 
 export class ResponseStream {
   /** Whether the first chunk came, or the writer closed (or broke off) before any. */
@@ -113,10 +125,15 @@ export class ResponseStream {
       );
     }
     dropHopByHop(this.headers);
+    // The body is framed as it streams: a length the handler set would cut it (Deno sends no
+    // more than it) or leave the client waiting for bytes that never come.
+    this.headers.delete("content-length");
     const first = this.#first;
     if (first === undefined || NULL_BODY_STATUS.has(this.status) || options.head) {
       this.#channel.endRead();
-      return new Response(null, { status: this.status, headers: this.headers });
+      const response = new Response(null, { status: this.status, headers: this.headers });
+      if (first !== undefined && !NULL_BODY_STATUS.has(this.status)) UNSIZED.add(response);
+      return response;
     }
     this.#first = undefined;
     const channel = this.#channel;
