@@ -40,16 +40,19 @@ export class Cors {
 
   /**
    * Adds the allow headers for a request from `origin` (none when it has no
-   * `Origin`, or when the function set its own).
+   * `Origin`, or when the function set its own). Unless any origin is
+   * allowed, the reply depends on `Origin`, so it says `Vary: Origin`, also
+   * to a request without one: a shared cache would otherwise hand that reply
+   * (without allow headers) to a browser's request from an allowed origin.
    */
   decorate(headers: Headers, origin: string | null): void {
-    if (origin === null || headers.has("access-control-allow-origin")) return;
+    if (headers.has("access-control-allow-origin")) return;
     if (this.#any) {
-      headers.set("access-control-allow-origin", "*");
+      if (origin !== null) headers.set("access-control-allow-origin", "*");
       return;
     }
-    headers.append("vary", "Origin");
-    if (this.allows(origin)) {
+    varyOnOrigin(headers);
+    if (origin !== null && this.allows(origin)) {
       headers.set("access-control-allow-origin", origin);
       if (this.#credentials) headers.set("access-control-allow-credentials", "true");
     }
@@ -71,6 +74,14 @@ export class Cors {
     }
     return new Response(null, { status: 204, headers });
   }
+}
+
+/** Adds `Origin` to `headers`' `Vary`, unless it is listed there already or is `*`. */
+function varyOnOrigin(headers: Headers): void {
+  const vary = headers.get("vary");
+  if (vary === null) return headers.set("vary", "Origin");
+  const listed = vary.split(",").map((name) => name.trim().toLowerCase());
+  if (!listed.includes("origin") && !listed.includes("*")) headers.append("vary", "Origin");
 }
 
 /** Whether `request` is a CORS preflight rather than an ordinary `OPTIONS`. */

@@ -41,12 +41,30 @@ Deno.test("Cors.decorate() echoes an allowed origin, says * for any, and nothing
     }],
     [["localhost"], "http://evil.test", { vary: "Origin" }],
     [["*"], "http://evil.test", { "access-control-allow-origin": "*" }],
-    [["localhost"], null, {}],
+    // The reply depends on Origin even without one: a cache must not hand it to a browser.
+    [["localhost"], null, { vary: "Origin" }],
+    [["*"], null, {}],
   ];
   for (const [origins, origin, expected] of cases) {
     const headers = new Headers();
     cors(origins).decorate(headers, origin);
-    assert.deepEqual(Object.fromEntries(headers), expected, String(origin));
+    assert.deepEqual(Object.fromEntries(headers), expected, `${origins} vs ${origin}`);
+  }
+});
+
+Deno.test("Cors.decorate() adds Origin to a function's own Vary once", () => {
+  const cases: [string, string][] = [
+    ["Accept-Encoding", "Accept-Encoding, Origin"],
+    ["origin", "origin"],
+    ["Accept, Origin", "Accept, Origin"],
+    ["*", "*"],
+  ];
+  for (const [own, expected] of cases) {
+    for (const origin of ["http://localhost", null]) {
+      const headers = new Headers({ vary: own });
+      cors(["localhost"]).decorate(headers, origin);
+      assert.equal(headers.get("vary"), expected, `${own} with origin ${origin}`);
+    }
   }
 });
 
