@@ -74,12 +74,39 @@ function found(route: Route, raw: Record<string, string>): MatchOutcome {
   return { kind: "found", route, params };
 }
 
+/**
+ * `value` with its escapes decoded, as far as they can be: a stray `%` (one
+ * not followed by two hex digits) is kept as it is, and so are escapes of
+ * bytes that are not UTF-8, while the escapes around them are decoded
+ * (`100%%20cotton` is `100% cotton`, not left undecoded whole).
+ */
 function decode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
+  return value.replace(ESCAPES, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return decodeEach(run);
+    }
+  });
+}
+
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/** A run of escapes with bad UTF-8 in it: each character that decodes, the other escapes as they are. */
+function decodeEach(run: string): string {
+  let out = "";
+  for (let at = 0; at < run.length;) {
+    const lead = parseInt(run.slice(at + 1, at + 3), 16);
+    const bytes = lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    try {
+      out += decodeURIComponent(run.slice(at, at + 3 * bytes));
+      at += 3 * bytes;
+    } catch {
+      out += run.slice(at, at + 3);
+      at += 3;
+    }
   }
+  return out;
 }
 
 /** The methods some matching route takes, in {@link HTTP_METHODS} order; GET implies HEAD. */

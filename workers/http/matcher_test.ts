@@ -52,6 +52,13 @@ const CASES: [string, string, string][] = [
   ["GET", "/a/z/c", 'x_c {"x":"z"}'],
   ["GET", "/users/hello%20world", 'users::get {"id":"hello world"}'],
   ["GET", "/users/100%", 'users::get {"id":"100%"}'],
+  // A stray "%" (a browser sends a typed "100% cotton" as 100%%20cotton) leaves the rest decoded.
+  ["GET", "/users/100%%20cotton", 'users::get {"id":"100% cotton"}'],
+  ["GET", "/users/a%20b%", 'users::get {"id":"a b%"}'],
+  ["GET", "/users/%ZZ%C3%A9", 'users::get {"id":"%ZZé"}'],
+  // Bytes that are not UTF-8 stay escaped; the escapes around them are decoded.
+  ["GET", "/users/%E0%A4%20x", 'users::get {"id":"%E0%A4 x"}'],
+  ["GET", "/users/caf%C3%A9%FF", 'users::get {"id":"café%FF"}'],
   // An escaped unreserved character is that character: the literal route wins.
   ["GET", "/users/%6De", "users::me {}"],
   ["GET", "/users/%6d%65", "users::me {}"],
