@@ -45,6 +45,11 @@ export interface GroupSpawnOptions {
   cwd: string;
   /** Added to the engine's own environment. */
   env: Record<string, string>;
+  /**
+   * Variables of the engine's own environment the command does not get
+   * (`env` may still set them): secrets it has no use for.
+   */
+  withhold?: readonly string[];
   /** Shown as the shell's `$0` (in `ps`). */
   label?: string;
   /** After the engine died: how long the group has between SIGTERM and SIGKILL (default 5 s). */
@@ -66,12 +71,28 @@ export function spawnGroup(command: string, options: GroupSpawnOptions): Deno.Ch
       String(Math.max(1, Math.ceil((options.killAfterMs ?? 5000) / 100))),
     ],
     cwd: options.cwd,
-    env: options.env,
+    ...spawnEnv(options),
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
     detached: true,
   }).spawn();
+}
+
+/**
+ * Secrets of the engine's environment that no script it runs needs: the
+ * console's token. (`ENGINE_TOKEN` a worker gets, as the engine's own
+ * token; an install does not: see `install.ts`.)
+ */
+export const ENGINE_ONLY_SECRETS: readonly string[] = ["ENGINE_CONSOLE_TOKEN"];
+
+/** The environment options of `Deno.Command`: the engine's own, less `withhold`, plus `env`. */
+function spawnEnv(options: GroupSpawnOptions): { env: Record<string, string>; clearEnv?: true } {
+  const withhold = options.withhold ?? [];
+  if (withhold.length === 0) return { env: options.env };
+  const env = Deno.env.toObject();
+  for (const name of withhold) delete env[name];
+  return { env: { ...env, ...options.env }, clearEnv: true };
 }
 
 /** Closes the lifeline of an exited child; never throws. */

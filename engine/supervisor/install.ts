@@ -11,7 +11,14 @@
  */
 
 import { dirname, join } from "node:path";
-import { closeLifeline, killGroup, OUTPUT_HELD, readOutput, spawnGroup } from "./group.ts";
+import {
+  closeLifeline,
+  ENGINE_ONLY_SECRETS,
+  killGroup,
+  OUTPUT_HELD,
+  readOutput,
+  spawnGroup,
+} from "./group.ts";
 import type { LoadedManifest } from "./manifest.ts";
 
 /** Files whose content decides whether dependencies must be installed again. */
@@ -98,6 +105,19 @@ export interface InstallOptions {
 }
 
 /**
+ * What an install does not get of the engine's (or the CLI's) environment:
+ * it runs package managers and the scripts of third-party packages, and
+ * never connects to the engine, so neither token.
+ */
+export const INSTALL_WITHHOLDS: readonly string[] = ["ENGINE_TOKEN", ...ENGINE_ONLY_SECRETS];
+
+function installEnv(env: Record<string, string>): Record<string, string> {
+  const kept = { ...env };
+  for (const name of INSTALL_WITHHOLDS) delete kept[name];
+  return kept;
+}
+
+/**
  * Runs `scripts.install` unless the cache is current (or there is none).
  * The full output goes to the log file; a success records the cache key.
  */
@@ -133,7 +153,8 @@ export async function install(
     options.onStart?.({ command, folder: loaded.folder, log });
     const child = spawnGroup(command, {
       cwd: loaded.folder,
-      env: { ...loaded.manifest.env, ...options.env },
+      env: installEnv({ ...loaded.manifest.env, ...options.env }),
+      withhold: INSTALL_WITHHOLDS,
       label: `engine-install:${loaded.manifest.name}`,
     });
     const abort = () => killGroup(child.pid, 2000);

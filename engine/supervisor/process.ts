@@ -8,7 +8,14 @@
  */
 
 import type { Logger } from "../api.ts";
-import { closeLifeline, killGroup, OUTPUT_HELD, readOutput, spawnGroup } from "./group.ts";
+import {
+  closeLifeline,
+  ENGINE_ONLY_SECRETS,
+  killGroup,
+  OUTPUT_HELD,
+  readOutput,
+  spawnGroup,
+} from "./group.ts";
 import { install, installPaths } from "./install.ts";
 import { type LoadedManifest, loadManifest } from "./manifest.ts";
 import { osLimitHint } from "./os_limits.ts";
@@ -283,6 +290,7 @@ export class SupervisedWorker {
         cwd: loaded.folder,
         // Its output becomes log entries: text, not terminal colours (the manifest may say otherwise).
         env: { NO_COLOR: "1", ...loaded.manifest.env, ...env },
+        withhold: ENGINE_ONLY_SECRETS,
         label: `engine-worker:${this.name}`,
         killAfterMs: this.#s.stopGraceMs,
       });
