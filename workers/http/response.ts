@@ -91,11 +91,14 @@ const HOP_BY_HOP = [
   "trailer",
 ];
 
+/** A header name (RFC 9110 §5.1). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** Drops the hop-by-hop fields, and those the `connection` field names. */
 export function dropHopByHop(headers: Headers): void {
   const named = (headers.get("connection") ?? "").split(",").map((name) => name.trim());
   for (const name of [...HOP_BY_HOP, ...named]) {
-    if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) headers.delete(name);
+    if (TOKEN.test(name)) headers.delete(name);
   }
 }
 
@@ -155,14 +158,31 @@ function addHeader(
     else headers.append(name, value);
     return undefined;
   } catch (e) {
+    const breaking = /[\r\n\0]/.exec(value)?.[0];
+    if (breaking !== undefined) {
+      // Named, not quoted: the value would carry its line break into the message and the log.
+      return `header ${JSON.stringify(name)} holds ${JSON.stringify(breaking)} (${
+        codePoint(breaking)
+      }), which would end the header: remove it`;
+    }
     const wide = [...value].find((c) => c.codePointAt(0)! > 0xff);
     if (wide !== undefined) {
-      return `header ${JSON.stringify(name)} holds ${JSON.stringify(wide)} (U+${
-        wide.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")
+      return `header ${JSON.stringify(name)} holds ${JSON.stringify(wide)} (${
+        codePoint(wide)
       }), which a header cannot carry: percent-encode the value`;
+    }
+    if (!TOKEN.test(name)) {
+      return `header name ${
+        JSON.stringify(name)
+      } is not a token: use letters, digits and !#$%&'*+-.^_\`|~`;
     }
     return `header ${JSON.stringify(name)}: ${(e as Error).message}`;
   }
+}
+
+/** `U+000D` for a carriage return. */
+function codePoint(c: string): string {
+  return `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 function describe(value: unknown): string {
