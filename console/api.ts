@@ -44,6 +44,16 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
         include_internal: c.req.query("internal") === "1",
       }),
     ));
+  // One function as `engine::functions::info` says it: description, schemas, the triggers
+  // that call it. By query (`?id=`): an id may hold any character, "/" included.
+  api.get("/functions/info", async (c) => {
+    const id = c.req.query("id");
+    if (!id) return badRequest(c, "Expected ?id=<function id>");
+    const info = await call("engine::functions::info", { function_id: id }) as {
+      functions: unknown[];
+    };
+    return c.json(info.functions[0]);
+  });
   api.get("/triggers", async (c) => {
     const [registered, types] = await Promise.all([
       call("engine::registered-triggers::list") as Promise<{ registered_triggers: unknown[] }>,
@@ -167,6 +177,7 @@ function statusOf(code: string): 400 | 404 | 413 | 502 {
     case "QUEUE_NOT_FOUND":
       return 404;
     case "INVALID_ARGUMENT":
+    case "INVALID_ARGUMENTS":
     case "INVALID_OP":
       return 400;
     case "VALUE_TOO_LARGE":

@@ -1,6 +1,7 @@
 // Functions: every function with its workers and replicas; invoke one with a JSON payload.
 import {
   api,
+  badge,
   duration,
   errorBox,
   fill,
@@ -9,9 +10,11 @@ import {
   longText,
   newest,
   parseJson,
+  short,
   throttle,
   tick,
 } from "../ui.js";
+import { httpRoute } from "./triggers.js";
 
 export const title = "Functions";
 
@@ -160,9 +163,32 @@ export function mount(root, ctx) {
       ),
     );
   };
+  // What `engine::functions::info` says of the selected function: schemas, triggers.
+  const info = h("div", { "data-testid": "function-info" });
+  const infoReads = newest();
+  const loadInfo = async () => {
+    const f = rows.find((r) => r.function_id === selected);
+    if (!f) return;
+    const fresh = infoReads();
+    let answer;
+    try {
+      answer = await api(`/functions/info?${new URLSearchParams({ id: f.function_id })}`);
+    } catch (e) {
+      if (!fresh()) return;
+      // An engine without engine::functions::info: what the list says, without the triggers.
+      if (e.code === "function_not_found") {
+        fill(info, infoView({ ...f, registered_triggers: null }));
+      } else if (e.code !== "NOT_FOUND") fill(info, errorBox(e)); // gone: `gone` says so
+      return;
+    }
+    if (fresh()) fill(info, infoView(answer));
+  };
+  const refreshInfo = throttle(loadInfo, 400);
   const select = (f) => {
+    const again = selected === f.function_id && panel.firstChild;
     selected = f.function_id;
     gone.replaceChildren();
+    if (!again) info.replaceChildren();
     remember();
     layout.className = "split";
     draw();
@@ -240,6 +266,7 @@ export function mount(root, ctx) {
             "errors",
           ),
         ),
+        info,
         h("div", { class: "muted small" }, "Payload (JSON)"),
         payload,
         h("div", { class: "row", style: "margin-top: 8px" }, run),
@@ -248,6 +275,7 @@ export function mount(root, ctx) {
     );
     // Below the list in a narrow window: bring the form into view.
     panel.scrollIntoView({ block: "nearest" });
+    loadInfo();
   };
   const reads = newest();
   const load = async () => {
@@ -280,7 +308,66 @@ export function mount(root, ctx) {
     onEvent(name, data) {
       // Lost events (the browser fell behind) may have held a change: read again.
       if (name === "dropped" || (name === "engine" && data.type !== "triggers_changed")) refresh();
+      // A trigger bound or removed, or the function registered anew, changes its details.
+      if ((name === "dropped" || name === "engine") && panel.firstChild) refreshInfo();
       if (name === "queues" && data.invocations) showInFlight(data.invocations.per_function ?? {});
     },
   };
+}
+
+/**
+ * A function's details from `engine::functions::info`: the triggers that call it
+ * (`registered_triggers`, null when the engine cannot say) and its declared schemas.
+ */
+function infoView(f) {
+  const triggers = f.registered_triggers;
+  return [
+    h("div", { class: "muted small" }, "Triggers"),
+    triggers === null
+      ? h("p", { class: "muted small" }, "Unknown: this engine has no engine::functions::info")
+      : triggers.length === 0
+      ? h("p", { class: "muted small" }, "No triggers call it: it runs when something calls it")
+      : h(
+        "ul",
+        { class: "bare small" },
+        triggers.map((t) => {
+          const http = t.trigger_type === "http" ? httpRoute(t.config) : undefined;
+          return h(
+            "li",
+            { "data-testid": "function-trigger" },
+            badge(t.trigger_type, ""),
+            " ",
+            h(
+              "span",
+              { class: "mono" },
+              http ? [badge(http.method, "method"), " ", http.path] : short(t.config ?? {}, 90),
+            ),
+            " ",
+            badge(t.status),
+            t.error ? h("div", { class: "error-text" }, t.error) : null,
+          );
+        }),
+      ),
+    schemaView("Request", f.request_format),
+    schemaView("Response", f.response_format),
+  ];
+}
+
+function schemaView(what, schema) {
+  const name = what.toLowerCase();
+  if (schema === null || schema === undefined) {
+    return h("p", { class: "muted small" }, `No ${name} schema declared`);
+  }
+  const text = json(schema);
+  return h(
+    "details",
+    { open: true },
+    h("summary", { class: "muted small" }, `${what} schema`),
+    // It scrolls in its box; only a huge one shows its start and the rest on request.
+    h(
+      "pre",
+      { class: "schema", "data-testid": `${name}-format` },
+      text.length > 20_000 ? longText(text) : text,
+    ),
+  );
 }

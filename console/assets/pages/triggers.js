@@ -20,12 +20,15 @@ export function mount(root, ctx) {
   const tabs = h("div", { class: "tabs" });
   const internal = h("input", { type: "checkbox", checked: ctx.query.get("internal") === "1" });
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  // What the type shown is and which worker provides it.
+  const about = h("div");
   const form = h("div");
   fill(
     root,
     h("h1", {}, "Triggers"),
     h("p", { class: "sub" }, "Registered triggers by type; send a request to an HTTP route"),
     h("div", { class: "row" }, tabs, h("label", { class: "check" }, internal, "show internal")),
+    about,
     list,
     form,
   );
@@ -44,6 +47,7 @@ export function mount(root, ctx) {
     const triggers = data.triggers.filter((t) => internal.checked || !t.internal);
     for (const t of triggers) counts[t.trigger_type] = (counts[t.trigger_type] ?? 0) + 1;
     const types = [...new Set([...data.types.map((t) => t.id), ...Object.keys(counts)])].sort();
+    const typeOf = (id) => data.types.find((t) => t.id === id);
     fill(
       tabs,
       [["all", triggers.length], ...types.map((t) => [t, counts[t] ?? 0])].map(([id, n]) =>
@@ -52,6 +56,7 @@ export function mount(root, ctx) {
           {
             class: tab === id ? "on" : "",
             "data-type": id,
+            title: typeOf(id)?.description,
             onclick: () => {
               tab = id;
               remember();
@@ -63,8 +68,22 @@ export function mount(root, ctx) {
       ),
     );
     const shown = triggers.filter((t) => tab === "all" || t.trigger_type === tab);
+    const type = typeOf(tab);
+    fill(
+      about,
+      tab === "all" ? null : h(
+        "p",
+        { class: "muted small", "data-testid": "trigger-type" },
+        type
+          ? `${type.description} · provided by ${type.worker_name}`
+          : `No worker provides ${tab} now: its triggers wait for one`,
+      ),
+    );
     if (shown.length === 0) {
-      fill(list, h("div", { class: "empty" }, "No triggers"));
+      fill(
+        list,
+        h("div", { class: "empty" }, tab === "all" ? "No triggers" : "No triggers of this type"),
+      );
       return;
     }
     fill(
@@ -134,7 +153,8 @@ export function mount(root, ctx) {
   };
 }
 
-function httpRoute(config) {
+/** An HTTP trigger's method and path, from its config. */
+export function httpRoute(config) {
   const path = config?.api_path ?? "/";
   return {
     method: String(config?.http_method ?? "GET").toUpperCase(),
