@@ -31,15 +31,33 @@ export function requireToken(token: string): MiddlewareHandler {
       url.searchParams.delete("token");
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
-    return c.json(
-      {
-        error: {
-          code: "unauthorized",
-          message:
-            "Console token required: open the console with ?token=<token> or send Authorization: Bearer <token>",
-        },
-      },
-      401,
-    );
+    const message = refusal(query !== undefined, cookie !== undefined);
+    // A person opening a page reads a page; a script reads JSON.
+    if (c.req.method === "GET" && (c.req.header("accept") ?? "").includes("text/html")) {
+      return c.html(refusalPage(message), 401);
+    }
+    return c.json({ error: { code: "unauthorized", message } }, 401);
   };
+}
+
+/** Why a request is refused, in the operator's terms: a wrong token, an old one, or none. */
+function refusal(linkToken: boolean, cookieToken: boolean): string {
+  const how = "open the console with ?token=<token> or send Authorization: Bearer <token>";
+  if (linkToken) {
+    return `The token in the link is not this console's token (console.token or ENGINE_CONSOLE_TOKEN): ${how}`;
+  }
+  if (cookieToken) {
+    return `The console no longer accepts this browser's token (its token changed): ${how}`;
+  }
+  return `Console token required: ${how}`;
+}
+
+function refusalPage(message: string): string {
+  const text = message.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Token required · engine console</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem">
+<h1 style="font-size: 1.3rem">engine console</h1><p role="alert">${text}</p></body></html>
+`;
 }

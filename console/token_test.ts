@@ -46,3 +46,28 @@ Deno.test("startConsole() refuses a non-loopback address without a token", async
     /Console bound to "0\.0\.0\.0" requires a token/,
   );
 });
+
+Deno.test("requireToken() says why it refuses: a wrong link token, an old cookie, none; a page as HTML", async () => {
+  const app = new Hono();
+  app.use("*", requireToken("s3cret"));
+  app.get("/workers", (c) => c.text("page"));
+  const cases: [what: string, path: string, headers: Record<string, string>, says: RegExp][] = [
+    ["a wrong ?token=", "/workers?token=nope", {}, /^The token in the link is not this console's/],
+    [
+      "an old cookie",
+      "/workers",
+      { cookie: `${TOKEN_COOKIE}=old` },
+      /^The console no longer accepts this browser's token/,
+    ],
+    ["nothing", "/workers", {}, /^Console token required: /],
+  ];
+  for (const [what, path, headers, says] of cases) {
+    const json = await app.request(path, { headers });
+    assert.equal(json.status, 401, what);
+    assert.match((await json.json()).error.message, says, what);
+    const page = await app.request(path, { headers: { ...headers, accept: "text/html" } });
+    assert.equal(page.status, 401, what);
+    assert.match(page.headers.get("content-type") ?? "", /text\/html/, what);
+    assert.match(await page.text(), /\?token=&#60;token&#62;/, `${what}: the message, escaped`);
+  }
+});

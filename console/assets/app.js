@@ -54,10 +54,14 @@ const live = document.getElementById("live");
 const offline = h("div", { class: "banner", "data-testid": "offline", hidden: true });
 let lost = false;
 let engineAway = false;
+// The console refused this browser's token: the banner says that until the stream is back.
+let tokenRefused = false;
 function connect() {
   const events = new EventSource("/api/events");
   events.onopen = () => {
     engineAway = false;
+    tokenRefused = false;
+    offline.title = "";
     live.className = "live on";
     live.textContent = "live";
     offline.hidden = true;
@@ -73,10 +77,16 @@ function connect() {
     live.textContent = "reconnecting…";
     lost = true;
     offline.hidden = false;
-    offline.textContent = `Lost the connection to the console at ${location.host} (the engine ` +
-      "may be stopped or restarting): what this page shows may be out of date. Reconnecting…";
-    // EventSource gives up on an answer that is not a stream (a proxy's 502): start over.
-    if (events.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+    if (!tokenRefused) {
+      offline.textContent = `Lost the connection to the console at ${location.host} (the ` +
+        "engine may be stopped or restarting): what this page shows may be out of date. " +
+        "Reconnecting…";
+    }
+    // EventSource gives up on an answer that is not a stream (a proxy's 502, a 401): start over.
+    if (events.readyState === EventSource.CLOSED) {
+      setTimeout(connect, 2000);
+      sayIfTokenRefused();
+    }
   };
   // The console in its own process (`engine console`) stays connected while the engine is
   // away: it says so on this stream, and again when the engine is back.
@@ -118,6 +128,22 @@ function connect() {
   }
 }
 connect();
+
+/**
+ * The stream refused: when the console refuses this browser's token (it restarted with
+ * another), the banner says so, rather than that the engine may be restarting.
+ */
+function sayIfTokenRefused() {
+  fetch("/api/config").then(async (r) => {
+    if (r.status !== 401 || offline.hidden) return;
+    tokenRefused = true;
+    const why = (await r.json().catch(() => undefined))?.error?.message;
+    offline.textContent = "The console at " + location.host +
+      " no longer accepts this browser's token: open it " +
+      "again with ?token=<token> (the console's token). What this page shows may be out of date.";
+    offline.title = why ?? "";
+  }).catch(() => {});
+}
 
 /**
  * Reads the page's data again after the live stream was down (what changed meanwhile was not
