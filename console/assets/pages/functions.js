@@ -24,6 +24,7 @@ export function mount(root, ctx) {
   const search = h("input", {
     type: "search",
     placeholder: "Filter by id",
+    "aria-label": "Filter functions by id",
     class: "grow",
     value: ctx.query.get("q") ?? "",
   });
@@ -84,9 +85,29 @@ export function mount(root, ctx) {
       {
         class: "clickable",
         "data-function": id,
+        // One row takes Tab (the selected one, else the first); arrows move between rows,
+        // Enter or Space opens one, as a click does.
+        tabindex: "-1",
         onclick: () => {
           const f = rows.find((r) => r.function_id === id);
           if (f) select(f);
+        },
+        onkeydown: (e) => {
+          const tr = e.currentTarget;
+          const to = e.key === "ArrowDown"
+            ? tr.nextElementSibling
+            : e.key === "ArrowUp"
+            ? tr.previousElementSibling
+            : undefined;
+          if (to) {
+            e.preventDefault();
+            tr.tabIndex = -1;
+            to.tabIndex = 0;
+            to.focus();
+          } else if (e.key === "Enter" || e.key === " ") {
+            e.preventDefault();
+            tr.click();
+          }
         },
       },
       cells.id,
@@ -112,6 +133,12 @@ export function mount(root, ctx) {
     const listed = new Set(rows.map((f) => f.function_id));
     for (const id of byId.keys()) if (!listed.has(id)) byId.delete(id);
     let before = tbody.firstChild;
+    const focusable = shown.some((f) => f.function_id === selected)
+      ? selected
+      : tbody.querySelector("tr[tabindex='0']")?.dataset.function;
+    const tabStop = shown.some((f) => f.function_id === focusable)
+      ? focusable
+      : shown[0].function_id;
     for (const f of shown) {
       let row = byId.get(f.function_id);
       if (!row) byId.set(f.function_id, row = rowOf(f.function_id));
@@ -129,6 +156,7 @@ export function mount(root, ctx) {
       }
       setInFlight(row, f.in_flight ?? 0);
       row.tr.classList.toggle("selected", f.function_id === selected);
+      row.tr.tabIndex = f.function_id === tabStop ? 0 : -1;
       // In list order; rows already in place stay where they are.
       if (row.tr !== before) tbody.insertBefore(row.tr, before);
       before = row.tr.nextSibling;

@@ -20,23 +20,27 @@ export function mount(root, ctx) {
   const worker = h("input", {
     name: "worker",
     placeholder: "worker",
+    "aria-label": "Worker",
     value: q.get("worker") ?? "",
   });
   const fn = h("input", {
     name: "function",
     placeholder: "function",
+    "aria-label": "Function id",
     value: q.get("function_id") ?? "",
   });
   const text = h("input", {
     name: "text",
     type: "search",
     placeholder: "search text",
+    "aria-label": "Search text",
     class: "grow",
     value: q.get("text") ?? "",
   });
   const trace = h("input", {
     name: "trace",
     placeholder: "trace id",
+    "aria-label": "Trace id",
     class: "mono",
     value: q.get("trace_id") ?? "",
   });
