@@ -131,7 +131,7 @@ export function mount(root, ctx) {
         "td",
         {},
         e.traceId
-          ? h("a", { href: `/traces/${e.traceId}`, title: e.traceId }, e.traceId.slice(0, 8))
+          ? h("a", { href: `/traces/${encodeURIComponent(e.traceId)}`, title: e.traceId }, e.traceId.slice(0, 8))
           : "",
       ),
     );

@@ -58,7 +58,7 @@ function mountList(root) {
               "tr",
               { "data-trace": t.traceId },
               h("td", {}, time(t.start)),
-              h("td", { class: "mono" }, h("a", { href: `/traces/${t.traceId}` }, t.rootName)),
+              h("td", { class: "mono" }, h("a", { href: `/traces/${encodeURIComponent(t.traceId)}` }, t.rootName)),
               h("td", { class: "num" }, String(t.spanCount)),
               h("td", { class: "num" }, duration(t.durationMs)),
               h("td", {}, badge(t.status)),
