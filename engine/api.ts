@@ -31,7 +31,13 @@ export interface InvocationContext {
   metadata?: unknown;
   /** The worker id of the caller, when the caller is a worker. */
   callerWorkerId?: string;
-  /** Aborted when the call times out or its caller goes away. */
+  /**
+   * Aborted when the call ends without this handler's answer: it timed out,
+   * was stopped (its caller's own signal, the engine shutting down), or the
+   * worker stops. On a time-out or stop, the reason is an `Error` with the
+   * call's error message. A call whose caller disconnected runs on to its
+   * answer or time-out.
+   */
   signal: AbortSignal;
 }
 

@@ -88,6 +88,15 @@ export class BuiltinPeer implements Peer {
     });
   }
 
+  /**
+   * Aborts the signal of a handler whose call ended without its answer. It
+   * counts as running ({@linkcode whenIdle}) until it returns: what it uses
+   * must not close under it.
+   */
+  abandon(invocationId: string, reason: string): void {
+    this.#running.get(invocationId)?.abort(new Error(reason));
+  }
+
   async registerTrigger(binding: TriggerBinding): Promise<ErrorBody | undefined> {
     const provider = this.providers.get(binding.type);
     if (!provider) {

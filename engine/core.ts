@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
+import type { ErrorBody, Logger } from "./api.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import { type FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
 import { type TriggerRecord, TriggerRegistry } from "./registry/triggers.ts";
@@ -19,6 +19,7 @@ import { isCliConnection, registeredLine } from "./connection_log.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
 import type { TraceStore } from "./observability/traces.ts";
 import { callSpan, isTraced } from "./call_span.ts";
+import { binding } from "./trigger_binding.ts";
 
 export type { Outcome } from "./invocations.ts";
 
@@ -301,16 +302,22 @@ export class Engine {
   /** Ends a call with an error (time-out, stop, abort). */
   cancel(invocationId: string, error: ErrorBody): void {
     const inv = this.invocations.take(invocationId);
-    if (inv) this.#finish(inv, { ok: false, error });
+    if (inv) this.#abandon(inv, error);
     else this.#holds.take(invocationId)?.settle({ ok: false, error });
   }
 
   /** Ends a call before its worker answered: `Invocation of <function> stopped: <reason>`. */
   stop(invocationId: string, reason: string): void {
     const inv = this.invocations.take(invocationId);
-    if (inv) this.#finish(inv, { ok: false, error: invocationStopped(inv.functionId, reason) });
+    if (inv) this.#abandon(inv, invocationStopped(inv.functionId, reason));
     const held = inv ? undefined : this.#holds.take(invocationId);
     held?.settle({ ok: false, error: invocationStopped(held.req.functionId, reason) });
+  }
+
+  /** Ends a call its worker has not answered; the worker's peer lets go of it (`Peer.abandon`). */
+  #abandon(inv: Invocation, error: ErrorBody): void {
+    this.workers.get(inv.target)?.peer.abandon?.(inv.id, error.message);
+    this.#finish(inv, { ok: false, error });
   }
 
   /**
@@ -484,15 +491,4 @@ export class Engine {
       this.#emit({ type: "triggers_changed" });
     });
   }
-}
-
-function binding(t: TriggerRecord<string>): TriggerBinding {
-  return {
-    id: t.id,
-    type: t.type,
-    functionId: t.functionId,
-    config: t.config,
-    workerId: t.owner,
-    ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
-  };
 }

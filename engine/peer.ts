@@ -25,6 +25,12 @@ export interface Peer {
   readonly kind: "websocket" | "builtin";
   /** Delivers a call; its outcome comes back through `Engine.settle`. */
   invoke(call: OutgoingCall): void;
+  /**
+   * The call ended without this peer's answer (it timed out or was stopped):
+   * whatever runs it may stop, its answer is no longer taken. `reason` is the
+   * message the call ended with.
+   */
+  abandon?(invocationId: string, reason: string): void;
   /** Hands a trigger to this peer as provider of its type; resolves with a refusal, if any. */
   registerTrigger(binding: TriggerBinding): Promise<ErrorBody | undefined>;
   unregisterTrigger(binding: TriggerBinding): void;
