@@ -11,6 +11,7 @@ import partsCss from "./parts.css" with { type: "text" };
 import uiJs from "./ui.js" with { type: "text" };
 import appJs from "./app.js" with { type: "text" };
 import workersJs from "./pages/workers.js" with { type: "text" };
+import workerRowsJs from "./pages/worker_rows.js" with { type: "text" };
 import functionsJs from "./pages/functions.js" with { type: "text" };
 import triggersJs from "./pages/triggers.js" with { type: "text" };
 import queuesJs from "./pages/queues.js" with { type: "text" };
@@ -35,6 +36,7 @@ export const ASSETS: Record<string, Asset> = {
   "ui.js": { body: uiJs, type: JS },
   "app.js": { body: appJs, type: JS },
   "pages/workers.js": { body: workersJs, type: JS },
+  "pages/worker_rows.js": { body: workerRowsJs, type: JS },
   "pages/functions.js": { body: functionsJs, type: JS },
   "pages/triggers.js": { body: triggersJs, type: JS },
   "pages/queues.js": { body: queuesJs, type: JS },

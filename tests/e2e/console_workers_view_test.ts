@@ -84,10 +84,11 @@ Deno.test({
         const before = await scrollState(page);
         assert.ok(before.overflows, "eight wrapped lines overflow the box");
         assert.ok(before.atEnd, "the box opens at its newest line");
-        await onOutput(page, "el.scrollTop = 0");
+        await onOutput(page, "(el.scrollTop = 0, el.marked = true)");
         await waitForLines(page, 4); // several redraws of the table meanwhile
         const after = await scrollState(page);
         assert.equal(after.top, 0, "the box was scrolled back down");
+        assert.equal(await onOutput(page, "el.marked"), true, "the box was built anew");
         await page.screenshot({ path: `${ARTIFACTS}workers-scrolled-up.png` });
       });
 

@@ -1,23 +1,19 @@
 // Workers: who is connected, what they provide, and how busy they are; supervised
 // workers (started from the config file) also with status, restarts and recent output.
+import { api, errorBox, fill, h, newest, throttle } from "../ui.js";
 import {
-  api,
-  badge,
-  duration,
-  errorBox,
-  fill,
-  h,
-  newest,
-  since,
-  throttle,
-  tick,
-  time,
-} from "../ui.js";
+  COLUMNS,
+  noteScrolling,
+  placeOutput,
+  rowKey,
+  setInFlight,
+  updateRow,
+  workerRow,
+} from "./worker_rows.js";
 
 export const title = "Workers";
 
 const TAIL = 8;
-const COLUMNS = ["Name", "Runtime", "SDK", "PID", "Connected", "Functions", "In flight", "Status"];
 
 export function mount(root) {
   const list = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -30,13 +26,28 @@ export function mount(root) {
   let rows = [];
   // The CLI's own connections (a command running, `engine logs -f`): counted, not listed.
   let cliConnections = 0;
-  // Function lists the operator opened stay open when the table is drawn again (it is, on
-  // every change and every queue snapshot), by worker name.
+  // Function lists the operator opened, by worker name: open again for a worker that
+  // comes back (its row is new then).
   const opened = new Set();
-  // Where the operator scrolled each worker's output, by name: at the end (no entry) it
-  // follows new lines; scrolled up it stays put across redraws, which come with every
-  // change and queue snapshot.
-  const scrolled = new Map();
+  // One row per worker, kept by rowKey(): a read of the list updates the cells that changed,
+  // adds the rows of new workers and removes those of gone ones.
+  const byKey = new Map();
+  const tbody = h("tbody");
+  const table = h(
+    "table",
+    { class: "workers", "data-testid": "workers" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        COLUMNS.map((c) => h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)),
+      ),
+    ),
+    tbody,
+  );
+  const cli = h("p", { class: "muted small", "data-testid": "cli-connections" });
 
   const reads = newest();
   const load = async () => {
@@ -52,56 +63,56 @@ export function mount(root) {
     }
   };
   const draw = () => {
+    cli.textContent = cliText(cliConnections);
     if (rows.length === 0) {
-      fill(list, h("div", { class: "empty" }, "No workers connected"), cliLine(cliConnections));
+      byKey.clear();
+      fill(list, h("div", { class: "empty" }, "No workers connected"), cliConnections ? cli : null);
       return;
     }
-    for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
-      // Only the operator's own scrolling changes where a box stays: its end can move between
-      // draws without them (a column's text changes, the window narrows), which says nothing.
-      if (pre.scrollTop === pre.drawnTop) continue;
-      const name = pre.closest("tr").dataset.output;
-      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 2;
-      if (atEnd) scrolled.delete(name);
-      else scrolled.set(name, pre.scrollTop);
+    if (list.firstChild !== table) fill(list, table);
+    if (!cliConnections) cli.remove();
+    else if (!cli.isConnected) list.append(cli);
+    noteScrolling(byKey.values());
+    const wanted = new Map(rows.map((w) => [rowKey(w), w]));
+    // Gone rows first: removed in place, they do not move the rows after them.
+    for (const [key, row] of byKey) {
+      if (wanted.has(key)) continue;
+      row.main.remove();
+      row.output?.remove();
+      byKey.delete(key);
     }
-    fill(
-      list,
-      h(
-        "table",
-        { class: "workers", "data-testid": "workers" },
-        h(
-          "thead",
-          {},
-          h(
-            "tr",
-            {},
-            COLUMNS.map((c) =>
-              h("th", { class: c === "In flight" || c === "PID" ? "num" : "" }, c)
-            ),
-          ),
-        ),
-        h("tbody", {}, rows.map((w) => workerRows(w, opened))),
-      ),
-      cliLine(cliConnections),
-    );
-    for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
-      // The newest lines are the ones that tell why it stopped: show the end, unless the
-      // operator scrolled up to read.
-      pre.scrollTop = scrolled.get(pre.closest("tr").dataset.output) ?? pre.scrollHeight;
-      pre.drawnTop = pre.scrollTop;
+    let before = tbody.firstChild;
+    const put = (el) => {
+      if (el === before) before = el.nextSibling;
+      else tbody.insertBefore(el, before); // a new row, or one whose place changed
+    };
+    for (const [key, w] of wanted) {
+      let row = byKey.get(key);
+      if (!row) byKey.set(key, row = workerRow());
+      updateRow(row, w, opened);
+      put(row.main);
+      if (row.output) put(row.output);
     }
-    // The end may move once the new table is laid out for good: a box that follows its output
-    // goes there again, unless the operator scrolled it meanwhile.
-    requestAnimationFrame(() => {
-      for (const pre of list.querySelectorAll("tr[data-output] pre.output")) {
-        if (scrolled.has(pre.closest("tr").dataset.output) || pre.scrollTop !== pre.drawnTop) {
-          continue;
-        }
-        pre.scrollTop = pre.scrollHeight;
-        pre.drawnTop = pre.scrollTop;
+    placeOutput([...byKey.values()]);
+  };
+  /**
+   * Calls in flight from a queue snapshot (by worker name), without reading the list again
+   * where the names say which row is meant; a name on several rows (replicas), or not on the
+   * page yet, is read again.
+   */
+  const showInFlight = (perWorker) => {
+    const named = Map.groupBy(rows, (w) => w.name);
+    for (const name of Object.keys(perWorker)) if (!named.has(name)) return refresh();
+    for (const [name, ws] of named) {
+      const n = perWorker[name] ?? 0;
+      if (ws.length > 1) {
+        if (ws.reduce((sum, w) => sum + (w.active_invocations ?? 0), 0) !== n) return refresh();
+        continue;
       }
-    });
+      ws[0].active_invocations = n;
+      const row = byKey.get(rowKey(ws[0]));
+      if (row) setInFlight(row, n);
+    }
   };
   const refresh = throttle(load, 400);
   // A supervised worker can print thousands of lines a second: its tail is drawn a few
@@ -111,7 +122,12 @@ export function mount(root) {
   return {
     reload: load,
     onEvent(name, data) {
-      if (name === "engine" || name === "queues" || name === "dropped") refresh();
+      if (name === "dropped" || (name === "engine" && data.type !== "triggers_changed")) refresh();
+      if (name === "queues") {
+        // A supervised worker's status, pid and restarts change without an engine change.
+        if (rows.some((w) => w.supervisor)) refresh();
+        else if (data.invocations) showInFlight(data.invocations.per_worker ?? {});
+      }
       if (name === "log") {
         const row = rows.find((w) => w.supervisor && w.name === (data.worker ?? data.source));
         if (!row) return;
@@ -124,16 +140,11 @@ export function mount(root) {
   };
 }
 
-/** The line below the table that counts the CLI's own connections, or nothing without any. */
-function cliLine(n) {
-  if (n === 0) return null;
+/** The line below the table that counts the CLI's own connections. */
+function cliText(n) {
   const one = n === 1;
-  return h(
-    "p",
-    { class: "muted small", "data-testid": "cli-connections" },
-    `${n} connection${one ? "" : "s"} of the engine CLI itself (engine logs -f, a command ` +
-      `running) ${one ? "is" : "are"} not listed`,
-  );
+  return `${n} connection${one ? "" : "s"} of the engine CLI itself (engine logs -f, a command ` +
+    `running) ${one ? "is" : "are"} not listed`;
 }
 
 /** Connected workers, with supervised ones joined by name or pid; supervised ones not connected too. */
@@ -166,125 +177,4 @@ function merge(workers, supervised) {
   }
   const order = (w) => (w.kind === "builtin" ? 1 : 0);
   return rows.sort((a, b) => order(a) - order(b) || a.name.localeCompare(b.name));
-}
-
-function workerRows(w, opened) {
-  const fns = w.functions ?? [];
-  const status = w.status ?? "connected";
-  const main = h(
-    "tr",
-    { "data-worker": w.name },
-    h(
-      "td",
-      {},
-      h("strong", {}, w.name),
-      w.description ? h("div", { class: "muted small" }, w.description) : null,
-    ),
-    h(
-      "td",
-      {},
-      [w.runtime, w.version].filter(Boolean).join(" ") || "–",
-      w.os ? h("div", { class: "muted small" }, w.os) : null,
-    ),
-    h("td", {}, w.sdk ?? "–"),
-    h("td", { class: "num mono" }, w.pid ?? "–"),
-    w.connected_at_ms
-      ? tick("td", { title: time(w.connected_at_ms) }, () => since(w.connected_at_ms))
-      : h("td", {}, "not connected"),
-    h(
-      "td",
-      {},
-      `${w.function_count}`,
-      fns.length
-        ? h(
-          "details",
-          {
-            open: opened.has(w.name),
-            ontoggle: (e) => {
-              if (e.target.open) opened.add(w.name);
-              else opened.delete(w.name);
-            },
-          },
-          h("summary", { class: "muted small" }, "list"),
-          h("div", { class: "mono small" }, fns.map((f) => h("div", {}, f))),
-        )
-        : null,
-    ),
-    h("td", { class: "num" }, String(w.active_invocations ?? 0)),
-    h(
-      "td",
-      {},
-      badge(status),
-      w.supervisor?.crash_loop ? [" ", badge("crash loop", "error")] : null,
-      w.supervisor ? h("div", { class: "muted small" }, `restarts: ${w.restarts}`) : null,
-    ),
-  );
-  // A narrow window stacks the cells, each named by its column (style.css).
-  [...main.children].forEach((td, i) => td.setAttribute("data-label", COLUMNS[i]));
-  if (!w.supervisor) return main;
-  const facts = supervisionFacts(w.supervisor);
-  const output = h("pre", { class: "output" }, w.tail.length ? w.tail.join("\n") : "(none yet)");
-  return [
-    main,
-    h(
-      "tr",
-      { "data-output": w.name },
-      h(
-        "td",
-        { colspan: 8 },
-        facts.length
-          ? h(
-            "div",
-            { class: "small", "data-testid": "supervision" },
-            facts.map((f) =>
-              typeof f.text === "function"
-                ? tick("div", f.attrs, f.text)
-                : h("div", f.attrs, f.text)
-            ),
-          )
-          : null,
-        h("div", { class: "muted small" }, "Recent output"),
-        output,
-      ),
-    ),
-  ];
-}
-
-/**
- * Why a supervised worker is not running, and what happens next, in words; a text that
- * depends on the time is a function of now, kept current while shown.
- */
-export function supervisionFacts(s) {
-  const facts = [];
-  if (s.error) facts.push({ attrs: { class: "error-text" }, text: s.error });
-  if (s.crash_loop) {
-    facts.push({
-      attrs: { class: "error-text" },
-      text: "Crash loop: it keeps exiting soon after it starts",
-    });
-  }
-  const exit = s.last_exit;
-  if (exit) {
-    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-    facts.push({
-      attrs: { class: exit.code === 0 && !exit.signal ? "muted" : "error-text" },
-      text: () =>
-        `Last exit: ${how} after ${duration(exit.uptime_ms)} of running, ${since(exit.at_ms)}`,
-    });
-  }
-  if (s.next_start_at_ms) {
-    const at = s.next_start_at_ms;
-    facts.push({
-      attrs: { class: "muted" },
-      // Counts down while the page is open; past zero the restart is due (or under way).
-      text: (now) =>
-        at > now
-          ? `Restarting in ${Math.ceil((at - now) / 1000)} s (at ${time(at)})`
-          : `Restarting now (due at ${time(at)})`,
-    });
-  }
-  if (s.install_log && s.error) {
-    facts.push({ attrs: { class: "muted" }, text: `Install log: ${s.install_log}` });
-  }
-  return facts;
 }
