@@ -59,12 +59,34 @@ export async function api(path, options = {}) {
   return data;
 }
 
+const pad = (n, w = 2) => String(n).padStart(w, "0");
+
+/** The time of day of `ms` in the browser's time zone: "14:02:03.123". */
 export function time(ms) {
   const d = new Date(ms);
-  const pad = (n, w = 2) => String(n).padStart(w, "0");
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${
     pad(d.getMilliseconds(), 3)
   }`;
+}
+
+/**
+ * When an entry was written, in the browser's time zone: the time of day for one from today,
+ * the date too for one from another day ("2025-03-08 23:59:59.999"), which the time alone
+ * would pass off as today's.
+ */
+export function stamp(ms, now = Date.now()) {
+  const d = new Date(ms);
+  const today = new Date(now);
+  const sameDay = d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() &&
+    d.getDate() === today.getDate();
+  if (sameDay) return time(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time(ms)}`;
+}
+
+/** The ISO time in UTC, for hover text: what a time of day alone cannot say. */
+export function isoTime(ms) {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? "" : d.toISOString();
 }
 
 export function since(ms) {

@@ -3,7 +3,7 @@
 // or all, each after a confirmation (all: only the letters that failed before the operator
 // confirmed; later failures are kept). The panel is built once per queue and kept across the
 // page's redraws, so a confirmation or an opened payload survives the next snapshot.
-import { api, errorBox, fill, h, json, longText, since, tick, time } from "../ui.js";
+import { api, errorBox, fill, h, json, longText, since, stamp, tick } from "../ui.js";
 
 const PAGE = 20;
 /** The most one read of the console's API lists (console/dead_letters.ts LIST_MAX). */
@@ -112,7 +112,7 @@ export function deadLetterPanel(queue, changed) {
         h("span", { class: "mono" }, d.function_id),
         tick(
           "span",
-          { class: "muted small", title: time(d.failed_at_ms) },
+          { class: "muted small", title: stamp(d.failed_at_ms) },
           () => `failed ${since(d.failed_at_ms)}`,
         ),
         h("span", { class: "muted small" }, `after ${plural(d.attempts, "attempt")}`),

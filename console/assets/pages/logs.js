@@ -1,5 +1,16 @@
 // Logs: the engine's one log, live, with filters; a trace id leads to its trace.
-import { api, badge, dataView, errorBox, fill, h, longText, newest, time } from "../ui.js";
+import {
+  api,
+  badge,
+  dataView,
+  errorBox,
+  fill,
+  h,
+  isoTime,
+  longText,
+  newest,
+  stamp,
+} from "../ui.js";
 
 export const title = "Logs";
 
@@ -117,7 +128,7 @@ export function mount(root, ctx) {
     h(
       "tr",
       { class: fresh ? "new" : "" },
-      h("td", { title: new Date(e.time).toISOString() }, time(e.time)),
+      h("td", { title: isoTime(e.time) }, stamp(e.time)),
       h("td", {}, badge(e.level)),
       h("td", {}, e.worker ?? e.source),
       h("td", {}, e.function ?? ""),
@@ -131,7 +142,11 @@ export function mount(root, ctx) {
         "td",
         {},
         e.traceId
-          ? h("a", { href: `/traces/${encodeURIComponent(e.traceId)}`, title: e.traceId }, e.traceId.slice(0, 8))
+          ? h(
+            "a",
+            { href: `/traces/${encodeURIComponent(e.traceId)}`, title: e.traceId },
+            e.traceId.slice(0, 8),
+          )
           : "",
       ),
     );

@@ -7,11 +7,12 @@ import {
   errorBox,
   fill,
   h,
+  isoTime,
   json,
   longText,
   newest,
+  stamp,
   throttle,
-  time,
 } from "../ui.js";
 
 export const title = "Traces";
@@ -57,8 +58,12 @@ function mountList(root) {
             h(
               "tr",
               { "data-trace": t.traceId },
-              h("td", {}, time(t.start)),
-              h("td", { class: "mono" }, h("a", { href: `/traces/${encodeURIComponent(t.traceId)}` }, t.rootName)),
+              h("td", { title: isoTime(t.start) }, stamp(t.start)),
+              h(
+                "td",
+                { class: "mono" },
+                h("a", { href: `/traces/${encodeURIComponent(t.traceId)}` }, t.rootName),
+              ),
               h("td", { class: "num" }, String(t.spanCount)),
               h("td", { class: "num" }, duration(t.durationMs)),
               h("td", {}, badge(t.status)),
@@ -118,7 +123,7 @@ function mountTrace(root, traceId) {
             h(
               "tr",
               {},
-              h("td", {}, time(e.time)),
+              h("td", { title: isoTime(e.time) }, stamp(e.time)),
               h("td", {}, badge(e.level)),
               h("td", {}, e.worker ?? e.source),
               h("td", {}, e.function ?? ""),
@@ -194,7 +199,7 @@ function drawWaterfall(chart, detail, spans, selected, onSelect) {
       "p",
       { class: "sub" },
       badge(status),
-      ` ${spans.length} spans · ${duration(total)} · started ${time(t0)}`,
+      ` ${spans.length} spans · ${duration(total)} · started ${stamp(t0)}`,
     ),
     h(
       "div",

@@ -1,7 +1,7 @@
 // The Workers page's rows, kept by worker and updated cell by cell. The page reads the list
 // again on every change; with hundreds of workers coming and going, a table built anew each
 // time was thousands of new elements, and it took the focus and the operator's place with it.
-import { badge, duration, fill, h, since, tick, time } from "../ui.js";
+import { badge, duration, fill, h, since, stamp, tick, time } from "../ui.js";
 
 export const COLUMNS = [
   "Name",
@@ -79,7 +79,7 @@ export function updateRow(row, w, opened) {
       fill(td, "not connected");
       return;
     }
-    td.title = time(w.connected_at_ms);
+    td.title = stamp(w.connected_at_ms);
     fill(td, tick("span", {}, () => since(w.connected_at_ms)));
   });
   paint("functions", [w.function_count, w.functions], () => showFunctions(row, w, opened));
