@@ -1,6 +1,7 @@
 /**
  * One data channel: a queue of frames from its write end to its read end,
- * bounded by `bufferSize` frames. Text frames are messages, binary frames
+ * bounded by `bufferSize` frames and by `maxQueuedBytes` (default
+ * {@linkcode MAX_QUEUED_BYTES}), whichever is reached first. Text frames are messages, binary frames
  * data. Pure: no sockets or timers; the ends (a socket, or a built-in worker
  * in this process) drive it.
  *
@@ -22,6 +23,14 @@ export type ChannelFrame = string | Uint8Array;
 
 export type Direction = "read" | "write";
 
+/**
+ * Bytes queued in a channel before its writer is held back: 64 of the SDKs'
+ * 64 KiB chunks, so that a channel of the default 64 frames fed by an SDK is
+ * held back by either bound alike. A frame is queued whole, so a channel
+ * holds at most this plus one frame (a frame can be up to 64 MiB - 1).
+ */
+export const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+
 /** The reader's error when the writer broke off: it disconnected, or failed. */
 export class ChannelBroken extends Error {
   constructor(message: string) {
@@ -37,6 +46,8 @@ export interface ChannelInit {
   id: string;
   key: string;
   bufferSize: number;
+  /** Default {@linkcode MAX_QUEUED_BYTES}. */
+  maxQueuedBytes?: number;
   /** The connection that created it, if any (see `ChannelRegistry.removeOwnedBy`). */
   owner?: string | undefined;
   /** When it was created, in ms (the registry's clock). */
@@ -47,6 +58,7 @@ export class Channel {
   readonly id: string;
   readonly key: string;
   readonly bufferSize: number;
+  readonly maxQueuedBytes: number;
   readonly owner: string | undefined;
   readonly createdAt: number;
   /**
@@ -73,6 +85,7 @@ export class Channel {
     this.id = init.id;
     this.key = init.key;
     this.bufferSize = init.bufferSize;
+    this.maxQueuedBytes = init.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.owner = init.owner;
     this.createdAt = init.createdAt;
   }
@@ -111,7 +124,7 @@ export class Channel {
 
   /**
    * Queues `frame` for the reader: `"ok"`, `"full"` (queued, and the queue is
-   * at its bound: wait for {@linkcode whenRoom} before the next), or `"gone"`
+   * at one of its bounds, frames or bytes: wait for {@linkcode whenRoom} before the next), or `"gone"`
    * (the reader went away or the writer ended: dropped).
    */
   push(frame: ChannelFrame): PushOutcome {
@@ -124,12 +137,12 @@ export class Channel {
     }
     this.#frames.push(frame);
     this.#bytes += sizeOf(frame);
-    return this.#frames.length >= this.bufferSize ? "full" : "ok";
+    return this.#hasRoom() ? "ok" : "full";
   }
 
-  /** Resolves once the queue is below its bound, or the reader is gone. */
+  /** Resolves once the queue is below its bounds, or the reader is gone. */
   whenRoom(): Promise<void> {
-    if (this.#frames.length < this.bufferSize || this.#readerGone) return Promise.resolve();
+    if (this.#hasRoom() || this.#readerGone) return Promise.resolve();
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
@@ -154,9 +167,7 @@ export class Channel {
     const frame = this.#frames.shift();
     if (frame !== undefined) {
       this.#bytes -= sizeOf(frame);
-      if (this.#frames.length === this.bufferSize - 1 || this.#frames.length === 0) {
-        this.#wakeWriters();
-      }
+      if (this.#roomWaiters.length > 0 && this.#hasRoom()) this.#wakeWriters();
       return Promise.resolve(frame);
     }
     if (this.#writerEnd === null) return Promise.resolve(null);
@@ -165,7 +176,10 @@ export class Channel {
     return new Promise((resolve, reject) => this.#readWaiter = { resolve, reject });
   }
 
-  /** The reader went away: the queue is dropped, the writer told. */
+  /**
+   * The reader went away: the queue is dropped, the writer told; with no
+   * writer yet, the channel is done (a writer's later claim finds none).
+   */
   endRead(): void {
     if (this.#readerGone) return;
     this.#readerGone = true;
@@ -175,6 +189,8 @@ export class Channel {
     this.#readWaiter = undefined;
     this.#wakeWriters();
     if (this.#writerEnd === undefined) this.onReaderGone?.();
+    // No writer can come to a channel nobody reads: it is done (the registry forgets it).
+    if (!this.#claimedWrite && this.#writerEnd === undefined) this.#writerEnd = null;
     this.#finishIfDone();
   }
 
@@ -191,6 +207,10 @@ export class Channel {
     this.endWrite(reason);
     this.endRead();
     writer?.(reason);
+  }
+
+  #hasRoom(): boolean {
+    return this.#frames.length < this.bufferSize && this.#bytes < this.maxQueuedBytes;
   }
 
   #wakeWriters(): void {

@@ -13,6 +13,7 @@
  */
 import { sameToken } from "../token.ts";
 import { Channel, type Direction } from "./channel.ts";
+import { type ChannelLimitOptions, ChannelLimits } from "./limits.ts";
 
 /** An end nobody claimed within this is removed with its channel (the reference's `CHANNEL_TTL`). */
 export const CHANNEL_TTL_MS = 5 * 60_000;
@@ -37,6 +38,10 @@ export interface RegistryOptions {
   now?: () => number;
   /** Ids and access keys; default `crypto.randomUUID`. */
   newId?: () => string;
+  /** How many channels {@linkcode ChannelRegistry.create} may have alive, per creator and in all. */
+  limits?: ChannelLimitOptions;
+  /** Bytes queued in a channel before its writer is held back (see `Channel`). */
+  maxQueuedBytes?: number;
 }
 
 export interface CreateOptions {
@@ -52,10 +57,16 @@ export class ChannelRegistry {
   readonly #sources = new Map<string, (id: string) => Reservation | undefined>();
   readonly #now: () => number;
   readonly #newId: () => string;
+  readonly #maxQueuedBytes: number | undefined;
+  /** Alive channels made by {@linkcode create}, counted against the limits. */
+  readonly #counted = new Set<Channel>();
+  readonly limits: ChannelLimits;
 
   constructor(options: RegistryOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#newId = options.newId ?? (() => crypto.randomUUID());
+    this.limits = new ChannelLimits(options.limits);
+    this.#maxQueuedBytes = options.maxQueuedBytes;
   }
 
   /** Channels held (reservations not counted). */
@@ -67,12 +78,19 @@ export class ChannelRegistry {
     return this.#channels.get(id);
   }
 
-  /** A new channel with both ends free; throws a `RangeError` for a bad `bufferSize`. */
+  /**
+   * A new channel with both ends free, counted against the limits until it
+   * is gone; throws a `RangeError` for a bad `bufferSize`, a
+   * `ChannelLimitError` when its owner or the engine has too many alive.
+   */
   create(options: CreateOptions = {}): Channel {
     const bufferSize = options.bufferSize ?? DEFAULT_BUFFER_SIZE;
     const problem = bufferSizeProblem(bufferSize);
     if (problem !== undefined) throw new RangeError(problem);
-    return this.add({ bufferSize, owner: options.owner, key: this.#newId() });
+    this.limits.take(options.owner);
+    const channel = this.add({ bufferSize, owner: options.owner, key: this.#newId() });
+    this.#counted.add(channel);
+    return channel;
   }
 
   /** Registers a channel made here with `init` (a reservation's `open` uses it too). */
@@ -83,12 +101,16 @@ export class ChannelRegistry {
       bufferSize: init.bufferSize,
       owner: init.owner,
       createdAt: this.#now(),
+      ...(this.#maxQueuedBytes !== undefined ? { maxQueuedBytes: this.#maxQueuedBytes } : {}),
     });
     this.#channels.set(channel.id, channel);
-    channel.onFinished = () => {
-      if (this.#channels.get(channel.id) === channel) this.#channels.delete(channel.id);
-    };
+    channel.onFinished = () => this.#forget(channel);
     return channel;
+  }
+
+  #forget(channel: Channel): void {
+    if (this.#channels.get(channel.id) === channel) this.#channels.delete(channel.id);
+    if (this.#counted.delete(channel)) this.limits.give(channel.owner);
   }
 
   /**
@@ -152,7 +174,7 @@ export class ChannelRegistry {
   remove(id: string, reason: string): void {
     const channel = this.#channels.get(id);
     if (channel === undefined) return;
-    this.#channels.delete(id);
+    this.#forget(channel);
     channel.destroy(reason);
   }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type Channel, ChannelBroken, type Direction } from "./channel.ts";
+import { type Channel, ChannelBroken, type Direction, MAX_QUEUED_BYTES } from "./channel.ts";
 import { CHANNEL_TTL_MS, ChannelRegistry, type Reservation } from "./registry.ts";
 
 function registry(clock = { now: 0 }) {
@@ -194,4 +194,30 @@ Deno.test("ChannelRegistry.remove() tells a writer still there why, and its read
     assert.equal(r.size, 0, name);
     if (!readerGone && !writerEnded) await assert.rejects(c.read(), /request ended/, name);
   }
+});
+
+Deno.test("Channel: the writer is held at maxQueuedBytes until the reader takes enough", async () => {
+  const c = new ChannelRegistry({ maxQueuedBytes: 10 }).create({ bufferSize: 1024 });
+  assert.equal(c.maxQueuedBytes, 10);
+  assert.equal(c.push(new Uint8Array(6)), "ok");
+  assert.equal(c.push(new Uint8Array(6)), "full"); // 12 bytes: a frame is queued whole
+  let room = false;
+  const waiting = c.whenRoom().then(() => room = true);
+  await Promise.resolve();
+  assert.equal(room, false);
+  await c.read(); // 6 bytes left: room again
+  await waiting;
+  assert.equal(room, true);
+  assert.equal(new ChannelRegistry().create().maxQueuedBytes, MAX_QUEUED_BYTES);
+});
+
+Deno.test("Channel: a reader leaving before any writer claimed it ends the channel", () => {
+  const r = registry();
+  const c = r.create({ owner: "w1" });
+  assert.equal(r.claim(c.id, c.key, "read").kind, "claimed");
+  c.endRead();
+  assert.equal(r.size, 0);
+  assert.equal(r.limits.count("w1"), 0);
+  const late = r.claim(c.id, c.key, "write");
+  assert.equal(late.kind === "refused" && late.code, "CHANNEL_NOT_FOUND");
 });

@@ -6,15 +6,19 @@
  * @module
  */
 import { z } from "zod";
-import type { EngineApi, Logger } from "../api.ts";
+import { CallError, type EngineApi, type Logger } from "../api.ts";
 import { parseInput } from "../builtins.ts";
 import type { Engine } from "../core.ts";
+import { ChannelLimitError, limitMessage } from "./limits.ts";
 import { type ChannelRegistry, DEFAULT_BUFFER_SIZE, MAX_BUFFER_SIZE } from "./registry.ts";
 
 /** How often unclaimed channels are looked for (they expire 5 minutes after creation). */
 export const SWEEP_INTERVAL_MS = 30_000;
 
 export const CREATE_FUNCTION_ID = "engine::channels::create";
+
+/** The error code of a create refused because its worker or the engine has too many channels. */
+export const CHANNEL_LIMIT = "CHANNEL_LIMIT";
 
 /**
  * Registers `engine::channels::create` on the engine's own worker and starts
@@ -27,10 +31,12 @@ export function serveChannels(
   const { engine, channels, log } = options;
   api.registerFunction(CREATE_FUNCTION_ID, (payload, ctx) => {
     const { buffer_size: size } = parseInput(CREATE_FUNCTION_ID, CreateInput, payload);
-    const channel = channels.create({
-      bufferSize: size,
-      ...(ctx.callerWorkerId ? { owner: ctx.callerWorkerId } : {}),
-    });
+    const channel = created(() =>
+      channels.create({
+        bufferSize: size,
+        ...(ctx.callerWorkerId ? { owner: ctx.callerWorkerId } : {}),
+      })
+    );
     const ref = { channel_id: channel.id, access_key: channel.key };
     return { writer: { ...ref, direction: "write" }, reader: { ...ref, direction: "read" } };
   }, {
@@ -49,6 +55,22 @@ export function serveChannels(
     clearInterval(timer);
     unsubscribe();
   };
+
+  /** `make()`'s channel; a limit reached is a {@linkcode CHANNEL_LIMIT} error naming the worker. */
+  function created<T>(make: () => T): T {
+    try {
+      return make();
+    } catch (e) {
+      if (!(e instanceof ChannelLimitError)) throw e;
+      const name = e.owner === undefined ? undefined : engine.workers.get(e.owner)?.name;
+      const who = e.owner === undefined
+        ? undefined
+        : `worker ${JSON.stringify(name ?? e.owner)}${
+          name === undefined ? "" : ` (id ${JSON.stringify(e.owner)})`
+        }`;
+      throw new CallError({ code: CHANNEL_LIMIT, message: limitMessage(e, who) });
+    }
+  }
 }
 
 /** `{buffer_size?}`: the frames a channel holds before its writer is held back. */

@@ -6,7 +6,7 @@
  *   its bound the socket stops being read, if its server can
  *   (`pause`/`resume`, the native transport): TCP then holds the writer back.
  *   A server that cannot stop reading (Deno's WebSocket) keeps taking frames
- *   up to {@linkcode OVERFLOW_BYTES} held, then closes the writer with 1008.
+ *   up to {@linkcode OVERFLOW_BYTES} held in all, then closes the writer with 1008.
  *   A close with 1000 (or no code) ends the data; any other end (1006: the
  *   writer's connection dropped) breaks the channel off, which is logged.
  * - A **read** socket is sent the channel's frames (text as text, data as
@@ -39,7 +39,7 @@ export interface ChannelSocketEvents {
 
 /** Bytes a reader's socket may have unsent before the channel waits for it. */
 export const SOCKET_HIGH_WATER = 1024 * 1024;
-/** Bytes held past the bound from a writer whose socket cannot be paused, before it is closed. */
+/** Bytes a channel may hold from a writer whose socket cannot be paused, before it is closed. */
 export const OVERFLOW_BYTES = 16 * 1024 * 1024;
 const POLL_MS = 5;
 
@@ -71,7 +71,7 @@ function writeEnd(channel: Channel, socket: ChannelSocket, log: Logger): Channel
     if (socket.pause && socket.resume) {
       socket.pause();
       channel.whenRoom().then(() => socket.resume!());
-    } else if (channel.queuedBytes > OVERFLOW_BYTES) {
+    } else if (channel.queuedBytes > Math.max(OVERFLOW_BYTES, channel.maxQueuedBytes)) {
       const why = `the reader is not keeping up: ${channel.queuedBytes} bytes held`;
       log.warn(`Channel ${JSON.stringify(channel.id)}: writer closed: ${why}`);
       channel.endWrite(why);
