@@ -33,6 +33,7 @@ const RESTART_KEYS = new Set<string>([
   "console",
   "logs",
   "traces",
+  "channels",
 ]);
 
 export interface ReloaderOptions {

@@ -119,6 +119,10 @@ async function startAndRun(
       logCapacity: config.logs.max_entries,
       traceCapacity: config.traces.max_spans,
       redact: config.logs.redact,
+      channelLimits: {
+        maxPerWorker: config.channels.max_per_worker,
+        maxTotal: config.channels.max_total,
+      },
       logSink: (entry) => io.out(formatLogEntry(entry)),
       transport,
       ...(config.auth.token ? { token: config.auth.token } : {}),

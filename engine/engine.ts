@@ -16,6 +16,7 @@ import { Engine } from "./core.ts";
 import { BuiltinPeer } from "./builtin_peer.ts";
 import { channelApi } from "./channels/local.ts";
 import { ChannelRegistry } from "./channels/registry.ts";
+import type { ChannelLimitOptions } from "./channels/limits.ts";
 import { serveChannels } from "./channels/service.ts";
 import { registerBuiltins } from "./builtins.ts";
 import { callOfTrace } from "./call_of_trace.ts";
@@ -54,6 +55,8 @@ export interface StartOptions {
   shutdownGraceMs?: number;
   /** The WebSocket server; by default the one `ENGINE_TRANSPORT` names, else `deno`. */
   transport?: TransportName;
+  /** Data channels `engine::channels::create` may have alive, per worker and in all. */
+  channelLimits?: ChannelLimitOptions;
 }
 
 export interface RunningEngine {
@@ -116,7 +119,9 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
   const baseDir = options.baseDir ?? Deno.cwd();
   const maxFrameBytes = options.maxFrameBytes ?? 16 * 1024 * 1024;
   const attached = new Map<string, Attached>();
-  const channels = new ChannelRegistry();
+  const channels = new ChannelRegistry(
+    options.channelLimits ? { limits: options.channelLimits } : {},
+  );
 
   const attach = (name: string, description: string): Attached => {
     const peer = new BuiltinPeer(engine);

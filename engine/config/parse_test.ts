@@ -232,6 +232,22 @@ Deno.test("parseConfig() names the file, line and field of each error", async (t
       "Must be greater than 0, got 0",
     ],
     [
+      "a channel limit that is not a positive integer",
+      "channels:\n  max_total: 100\n  max_per_worker: 0.5\n",
+      3,
+      19,
+      "channels.max_per_worker",
+      "Expected an integer, got 0.5",
+    ],
+    [
+      "an unknown key under channels",
+      "channels: { max_per_workers: 10 }\n",
+      1,
+      13,
+      "channels.max_per_workers",
+      'Unknown field: did you mean "max_per_worker"?',
+    ],
+    [
       "a variable that is set but empty, at its ${",
       "host: 127.0.0.1\nport: ${EMPTY:49134}   # the engine\n",
       2,
@@ -282,6 +298,7 @@ Deno.test("parseConfig() fills every default", async (t) => {
         rest_api: { middleware: [] },
         logs: { max_entries: 10_000, redact: [] },
         traces: { max_spans: 10_000 },
+        channels: { max_per_worker: 1024, max_total: 16_384 },
       });
     });
   }

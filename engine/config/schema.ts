@@ -8,6 +8,7 @@
  */
 
 import { z } from "zod";
+import { DEFAULT_MAX_PER_WORKER, DEFAULT_MAX_TOTAL } from "../channels/limits.ts";
 import { checkFunctionId } from "../protocol/ids.ts";
 import { tokenProblem } from "../token.ts";
 
@@ -104,6 +105,11 @@ export const EngineConfig = z.strictObject({
     redact: z.array(z.string().min(1)).default([]),
   }).prefault({}),
   traces: z.strictObject({ max_spans: z.number().int().positive().default(10_000) }).prefault({}),
+  /** Data channels made by `engine::channels::create` that may be alive at once. */
+  channels: z.strictObject({
+    max_per_worker: z.number().int().positive().default(DEFAULT_MAX_PER_WORKER),
+    max_total: z.number().int().positive().default(DEFAULT_MAX_TOTAL),
+  }).prefault({}),
 });
 
 export type EngineConfig = z.infer<typeof EngineConfig>;
