@@ -20,6 +20,7 @@ import { newSpanId, newTraceId, parseTraceparent } from "./observability/tracepa
 import type { TraceStore } from "./observability/traces.ts";
 import { callSpan, isTraced } from "./call_span.ts";
 import { binding } from "./trigger_binding.ts";
+import { sameToken } from "./token.ts";
 
 export type { Outcome } from "./invocations.ts";
 
@@ -191,7 +192,9 @@ export class Engine {
   reattach(conn: WorkerConn, previousId: string, token: string | undefined): boolean {
     if (previousId === conn.id) return false;
     const previous = this.workers.get(previousId);
-    if (!previous || previous.reattachToken !== token) return false;
+    if (!previous || token === undefined || !sameToken(token, previous.reattachToken)) {
+      return false;
+    }
     previous.peer.close(1000, "replaced by a reattached connection");
     this.disconnect(previousId, "replaced by a reattached connection");
     return true;
