@@ -54,6 +54,10 @@ export const MAX_ITEMS = 1_000;
 
 /** How many keys' verdicts one redactor remembers (the same few keys come by again and again). */
 const MAX_REMEMBERED = 4096;
+/** Longest key whose verdict is remembered: longer ones are checked each time, never pinned. */
+const MAX_REMEMBERED_KEY = 256;
+/** Longest key an entry keeps (cut like a long string past it). */
+export const MAX_KEY = 1_024;
 
 /**
  * A function that returns `value` with every value under a secret key
@@ -76,7 +80,9 @@ export function redactor(extra: readonly string[] = []): (value: unknown) => unk
     if (verdict === undefined) {
       const lower = key.toLowerCase();
       verdict = keys.has(lower) || keys.has(lower.slice(lower.lastIndexOf(".") + 1));
-      if (verdicts.size < MAX_REMEMBERED) verdicts.set(key, verdict);
+      if (verdicts.size < MAX_REMEMBERED && key.length <= MAX_REMEMBERED_KEY) {
+        verdicts.set(key, verdict);
+      }
     }
     return verdict;
   };
@@ -109,14 +115,31 @@ export function redactor(extra: readonly string[] = []): (value: unknown) => unk
       for (const key of keys.slice(0, MAX_ITEMS)) copy[key] = value[key];
       copy["…"] = `[${keys.length - MAX_ITEMS} more keys cut]`;
     }
+    let longKeys = false;
     for (const key of keys.length > MAX_ITEMS ? keys.slice(0, MAX_ITEMS) : keys) {
       const item = value[key];
       const next = secret(key) ? REDACTED : walk(item, depth + 1);
       if (next !== item) (copy ??= { ...value })[key] = next;
+      if (key.length > MAX_KEY) longKeys = true;
     }
-    return copy ?? value;
+    return longKeys ? withKeysCut(copy ?? value) : copy ?? value;
   };
   return (value) => walk(value, 0);
+}
+
+/** `value` with every key longer than {@linkcode MAX_KEY} cut, in the same order. */
+function withKeysCut(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // Defined, not assigned: a key "__proto__" stays a key.
+    Object.defineProperty(out, cutText(key, MAX_KEY), {
+      value: item,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }
 
 function isPlainObject(value: object): value is Record<string, unknown> {

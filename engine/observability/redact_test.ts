@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { REDACTED, redactor } from "./redact.ts";
+import { MAX_KEY, REDACTED, redactor } from "./redact.ts";
 import { LogStore } from "./logs.ts";
 import { TraceStore } from "./traces.ts";
 
@@ -116,4 +116,26 @@ Deno.test("redactor() cuts what is nested past 32 levels: no secret or unbounded
   let shallow: unknown = "leaf";
   for (let i = 0; i < 30; i++) shallow = { k: shallow };
   assert.equal(redact(shallow), shallow);
+});
+
+Deno.test("redactor() cuts a key longer than MAX_KEY, keeping its value, order and secrecy", () => {
+  const redact = redactor();
+  const long = "k".repeat(MAX_KEY + 500);
+  const secretLong = `${"h".repeat(MAX_KEY)}.authorization`;
+  const input = JSON.parse(
+    JSON.stringify({ a: 1, [long]: { x: 2 }, [secretLong]: "Bearer t" }).replace(
+      '{"a":1',
+      '{"__proto__":"p","a":1',
+    ),
+  );
+  const out = redact(input) as Record<string, unknown>;
+  const keys = Object.keys(out);
+  assert.deepEqual(keys.map((k) => k.length <= MAX_KEY + 40), [true, true, true, true]);
+  assert.equal(keys[0], "__proto__", "kept as a key, not made the prototype");
+  assert.equal(Object.getPrototypeOf(out), Object.prototype);
+  assert.equal(out.a, 1);
+  assert.match(keys[2]!, /^k{1024} … \[500 more characters cut\]$/);
+  assert.deepEqual(out[keys[2]!], { x: 2 });
+  assert.equal(out[keys[3]!], REDACTED);
+  assert.equal(Object.keys(input)[2], long, "the input is not changed");
 });
