@@ -11,6 +11,7 @@ import {
   newest,
   parseJson,
   short,
+  throttle,
   tick,
 } from "../ui.js";
 
@@ -42,6 +43,25 @@ export function mount(root, ctx) {
     history.replaceState({}, "", `/triggers${q.size ? `?${q}` : ""}`);
   };
 
+  // One row per trigger, kept by id: a change (every worker that connects or leaves may
+  // bring one) touches the rows that changed; the table was built anew each time, and the
+  // focus on a row's Try button went with it.
+  const byId = new Map(); // trigger id -> {tr, key}
+  const tbody = h("tbody");
+  const table = h(
+    "table",
+    { "data-testid": "triggers" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Type", "Route / config", "Function", "Worker", "Status", ""].map((c) => h("th", {}, c)),
+      ),
+    ),
+    tbody,
+  );
   const draw = () => {
     const counts = {};
     const triggers = data.triggers.filter((t) => internal.checked || !t.internal);
@@ -86,46 +106,33 @@ export function mount(root, ctx) {
       );
       return;
     }
-    fill(
-      list,
-      h(
-        "table",
-        { "data-testid": "triggers" },
-        h(
-          "tr",
-          {},
-          ["Type", "Route / config", "Function", "Worker", "Status", ""].map((c) => h("th", {}, c)),
-        ),
-        shown.map((t) => {
-          const http = t.trigger_type === "http" ? httpRoute(t.config) : undefined;
-          return h(
-            "tr",
-            { "data-trigger": t.id },
-            h("td", {}, badge(t.trigger_type, "")),
-            h(
-              "td",
-              { class: "mono" },
-              http ? [badge(http.method, "method"), " ", http.path] : short(t.config ?? {}, 90),
-            ),
-            h("td", { class: "mono" }, t.function_id),
-            h("td", {}, t.worker_name),
-            h(
-              "td",
-              {},
-              badge(t.status),
-              t.error ? h("div", { class: "error-text small" }, t.error) : null,
-            ),
-            h(
-              "td",
-              {},
-              http
-                ? h("button", { class: "plain", onclick: () => tryRoute(form, http) }, "Try")
-                : null,
-            ),
-          );
-        }),
-      ),
-    );
+    if (list.firstChild !== table) fill(list, table);
+    // Gone or filtered out first: removed in place, they do not move the rows after them.
+    const listed = new Set(data.triggers.map((t) => t.id));
+    const wanted = new Set(shown.map((t) => t.id));
+    for (const [id, row] of byId) {
+      if (!wanted.has(id)) row.tr.remove();
+      if (!listed.has(id)) byId.delete(id);
+    }
+    let before = tbody.firstChild;
+    for (const t of shown) {
+      let row = byId.get(t.id);
+      if (!row) byId.set(t.id, row = { tr: h("tr", { "data-trigger": t.id }), key: "" });
+      const key = JSON.stringify([
+        t.trigger_type,
+        t.config,
+        t.function_id,
+        t.worker_name,
+        t.status,
+        t.error,
+      ]);
+      if (key !== row.key) {
+        row.key = key;
+        fill(row.tr, triggerCells(t, form));
+      }
+      if (row.tr === before) before = row.tr.nextSibling;
+      else tbody.insertBefore(row.tr, before);
+    }
   };
   const reads = newest();
   const load = async () => {
@@ -143,14 +150,44 @@ export function mount(root, ctx) {
     remember();
     draw();
   };
+  // Workers coming and going bring a change each: read at most every 400 ms.
+  const refresh = throttle(load, 400);
   load();
   return {
     reload: load,
     onEvent(name, event) {
       // Lost events (the browser fell behind) may have held a change: read again.
-      if (name === "dropped" || (name === "engine" && event.type === "triggers_changed")) load();
+      if (name === "dropped" || (name === "engine" && event.type === "triggers_changed")) {
+        refresh();
+      }
     },
   };
+}
+
+/** The cells of a trigger's row; an HTTP trigger's has a button that fills the request form. */
+function triggerCells(t, form) {
+  const http = t.trigger_type === "http" ? httpRoute(t.config) : undefined;
+  return [
+    h("td", {}, badge(t.trigger_type, "")),
+    h(
+      "td",
+      { class: "mono" },
+      http ? [badge(http.method, "method"), " ", http.path] : short(t.config ?? {}, 90),
+    ),
+    h("td", { class: "mono" }, t.function_id),
+    h("td", {}, t.worker_name),
+    h(
+      "td",
+      {},
+      badge(t.status),
+      t.error ? h("div", { class: "error-text small" }, t.error) : null,
+    ),
+    h(
+      "td",
+      {},
+      http ? h("button", { class: "plain", onclick: () => tryRoute(form, http) }, "Try") : null,
+    ),
+  ];
 }
 
 /** An HTTP trigger's method and path, from its config. */
