@@ -15,6 +15,7 @@ import { VERSION } from "./version.ts";
 import { registerAvailabilityTriggers } from "./availability_triggers.ts";
 import { functionView, functionViews } from "./function_views.ts";
 import { registerLogTrigger } from "./log_trigger.ts";
+import { metadataProblem } from "./worker_metadata.ts";
 
 export interface BuiltinsContext {
   engine: Engine;
@@ -161,7 +162,18 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): () => void
   const levels: LogLevel[] = ["debug", "info", "warn", "error"];
   const entries = [
     fn("engine::workers::register", anyObject, (input, ctx) => {
-      if (ctx.callerWorkerId) engine.describeWorker(ctx.callerWorkerId, input);
+      const conn = ctx.callerWorkerId ? engine.workers.get(ctx.callerWorkerId) : undefined;
+      if (!conn) return { success: true };
+      const problem = metadataProblem(conn.metadata, input);
+      if (problem !== undefined) {
+        // iii-sdk sends it as a void call: the log is where its author sees why.
+        api.log.warn(`Worker "${conn.name}" sent metadata the engine does not keep: ${problem}`);
+        throw new CallError({
+          code: ErrorCode.InvalidArgument,
+          message: `Invalid input for engine::workers::register: ${problem}`,
+        });
+      }
+      engine.describeWorker(conn.id, input);
       return { success: true };
     }),
     fn("engine::workers::list", anyObject, (_input, ctx) => ({ workers: workers(ctx) })),
