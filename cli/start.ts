@@ -126,6 +126,7 @@ async function startAndRun(
       logSink: (entry) => io.out(formatLogEntry(entry)),
       transport,
       ...(config.auth.token ? { token: config.auth.token } : {}),
+      ...(config.console.token ? { secrets: [config.console.token] } : {}),
     });
   } catch (e) {
     const where = `Cannot listen on ${config.host}:${config.port}`;

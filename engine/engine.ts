@@ -46,6 +46,8 @@ export interface StartOptions {
   traceCapacity?: number;
   /** Keys redacted in logs and spans besides `authorization`, `cookie`, `x-api-key`, … */
   redact?: readonly string[];
+  /** Values masked wherever a log message holds them, besides `token` (the console's token). */
+  secrets?: readonly string[];
   /** Where readable log lines go; default none (tests), the CLI passes stderr. */
   logSink?: (entry: LogEntry) => void;
   /**
@@ -105,6 +107,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     capacity: options.logCapacity ?? 10_000,
     ...(sink ? { sink } : {}),
     ...(options.redact ? { redact: options.redact } : {}),
+    secrets: [options.token, ...(options.secrets ?? [])],
   });
   const traces = new TraceStore(options.traceCapacity ?? 10_000, {
     ...(options.redact ? { redact: options.redact } : {}),

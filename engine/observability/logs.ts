@@ -7,10 +7,13 @@
  */
 import type { LogEntry, Logger, LogLevel } from "../api.ts";
 import { cutFields, cutText, MAX_MESSAGE } from "./cut.ts";
-import { redactor } from "./redact.ts";
+import { REDACTED, redactor } from "./redact.ts";
 import { Ring } from "./ring.ts";
 
 const LOG_NAMES = ["source", "worker", "function", "traceId", "spanId"] as const;
+
+/** Shortest secret value a message is searched for. */
+export const MIN_SECRET = 6;
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -28,6 +31,7 @@ export class LogStore {
   #sink: ((entry: LogEntry) => void) | undefined;
   #minSinkLevel: number;
   #redact: (value: unknown) => unknown;
+  #secrets: readonly string[] = [];
 
   constructor(
     options: {
@@ -36,17 +40,36 @@ export class LogStore {
       sinkLevel?: LogLevel;
       /** Keys redacted in `data` besides the usual secrets (see `redact.ts`). */
       redact?: readonly string[];
+      /** Values replaced wherever a message holds them (the engine's tokens); see {@linkcode LogStore.useSecrets}. */
+      secrets?: readonly (string | undefined)[];
     } = {},
   ) {
     this.ring = new Ring(options.capacity ?? 10_000);
     this.#redact = redactor(options.redact);
     this.#sink = options.sink;
     this.#minSinkLevel = LEVELS[options.sinkLevel ?? "info"];
+    if (options.secrets) this.useSecrets(options.secrets);
+  }
+
+  /**
+   * Secret values (the engine's own tokens) replaced by `"[redacted]"`
+   * wherever a message holds them: a worker that prints its environment
+   * (`ENGINE_TOKEN=…`) must not put the token in the log, the console or
+   * the terminal. Values shorter than {@linkcode MIN_SECRET} are left alone
+   * (they would mask ordinary words).
+   */
+  useSecrets(values: readonly (string | undefined)[]): void {
+    this.#secrets = values.filter((v): v is string => v !== undefined && v.length >= MIN_SECRET);
   }
 
   write(entry: LogEntry): void {
     if (entry.message.length > MAX_MESSAGE) {
       entry = { ...entry, message: cutText(entry.message, MAX_MESSAGE) };
+    }
+    for (const secret of this.#secrets) {
+      if (entry.message.includes(secret)) {
+        entry = { ...entry, message: entry.message.replaceAll(secret, REDACTED) };
+      }
     }
     // Names and ids come from workers too (an OTLP frame's service.name, trace id).
     entry = cutFields(entry, LOG_NAMES);

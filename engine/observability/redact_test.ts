@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_KEY, REDACTED, redactor } from "./redact.ts";
-import { LogStore } from "./logs.ts";
+import { LogStore, MIN_SECRET } from "./logs.ts";
 import { TraceStore } from "./traces.ts";
 
 Deno.test("redactor() replaces values under secret keys, at any depth and in any case", () => {
@@ -138,4 +138,23 @@ Deno.test("redactor() cuts a key longer than MAX_KEY, keeping its value, order a
   assert.deepEqual(out[keys[2]!], { x: 2 });
   assert.equal(out[keys[3]!], REDACTED);
   assert.equal(Object.keys(input)[2], long, "the input is not changed");
+});
+
+Deno.test("LogStore.write() replaces the engine's secret values in messages, in the store and the sink", () => {
+  const seen: string[] = [];
+  const store = new LogStore({
+    sink: (e) => seen.push(e.message),
+    secrets: ["s3cr3t-token", "abc", undefined],
+  });
+  const log = store.logger({ source: "worker" });
+  log.info("ENGINE_TOKEN=s3cr3t-token HOME=/root s3cr3t-token");
+  log.info("abc is too short to be searched for");
+  const stored = store.query().map((e) => e.message);
+  const expected = [
+    `ENGINE_TOKEN=${REDACTED} HOME=/root ${REDACTED}`,
+    "abc is too short to be searched for",
+  ];
+  assert.deepEqual(stored, expected);
+  assert.deepEqual(seen, expected);
+  assert.ok(MIN_SECRET > "abc".length);
 });

@@ -71,3 +71,27 @@ Deno.test("engine worker add runs the install without the CLI's ENGINE_TOKEN and
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the engine's tokens printed by a worker reach the log as [redacted]", async () => {
+  const { dir, file } = await tempConfig(CONFIG);
+  await writeLocalWorker(`${dir}/envprobe`, {
+    name: "envprobe",
+    kind: "sh",
+    entry: "run.sh",
+    // A worker printing its environment, and a command line holding the console's token.
+    start: `echo "leak: ENGINE_TOKEN=$ENGINE_TOKEN console=${CONSOLE_TOKEN}"; exec sleep 600`,
+  });
+  const engine = await spawnEngine({ config: file, env: SECRETS_ENV });
+  try {
+    const line = await engine.waitForLine(/\[envprobe\] leak: /);
+    assert.match(line, /leak: ENGINE_TOKEN=\[redacted\] console=\[redacted\]$/);
+    const logs = await runCli(["logs", "--url", engine.url, "--worker", "envprobe"], {
+      env: SECRETS_ENV,
+    });
+    assert.match(logs.stdout, /leak: ENGINE_TOKEN=\[redacted\] console=\[redacted\]/);
+    assert.ok(!logs.stdout.includes(ENGINE_TOKEN) && !logs.stdout.includes(CONSOLE_TOKEN));
+  } finally {
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
