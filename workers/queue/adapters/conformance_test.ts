@@ -285,6 +285,44 @@ const cases: Record<string, Case> = {
     assert.deepEqual(await store.claim("zeta", T0, 10, T0 + 100), []);
   },
 
+  "liveQueues() lists the queues holding live messages; forget() drops only an empty queue": async (
+    backend,
+    stores,
+  ) => {
+    const store = await opened(backend, stores);
+    assert.deepEqual(await store.liveQueues(), []);
+    for (const queue of ["acked", "buried", "claimed", "ready"]) {
+      await store.enqueue(message(`${queue}-1`, { queue }));
+    }
+    const [acked] = await store.claim("acked", T0, 1, T0 + 100);
+    await store.ack("acked", acked!.id, acked!.lease);
+    const [buried] = await store.claim("buried", T0, 1, T0 + 100);
+    await store.bury("buried", buried!.id, buried!.lease, {
+      attempts: 1,
+      lastError: ERROR,
+      failedAt: T0 + 1,
+    });
+    await store.claim("claimed", T0, 1, T0 + 100);
+    assert.deepEqual(await store.liveQueues(), ["claimed", "ready"]);
+    assert.deepEqual(await store.queues(), ["acked", "buried", "claimed", "ready"]);
+    // A live message (claimed or not) or a dead letter keeps the queue.
+    for (const queue of ["buried", "claimed", "ready"]) {
+      assert.equal(await store.forget(queue), false, queue);
+    }
+    assert.equal(await store.forget("acked"), true);
+    assert.equal(await store.forget("acked"), true, "forgetting twice changes nothing");
+    assert.equal(await store.forget("never-used"), true);
+    assert.deepEqual(await store.queues(), ["buried", "claimed", "ready"]);
+    assert.equal(await store.discard("buried", "buried-1"), true);
+    assert.equal(await store.forget("buried"), true);
+    assert.deepEqual(await store.queues(), ["claimed", "ready"]);
+    // A forgotten queue works again when used again, its old ids free.
+    assert.equal(await store.enqueue(message("acked-1", { queue: "acked" })), true);
+    assert.deepEqual(await store.queues(), ["acked", "claimed", "ready"]);
+    assert.deepEqual(await store.liveQueues(), ["acked", "claimed", "ready"]);
+    assert.deepEqual((await store.claim("acked", T0, 10, T0 + 100)).map((m) => m.id), ["acked-1"]);
+  },
+
   "redrive() puts one or every dead letter back with no attempts": async (backend, stores) => {
     const store = await opened(backend, stores);
     for (const id of ["a", "b", "c"]) await store.enqueue(message(id));
@@ -424,6 +462,23 @@ const cases: Record<string, Case> = {
       assert.deepEqual((await second.claim("jobs", T0 + 1000, 10, T0 + 5000)).map((m) => m.id), [
         "kept",
       ]);
+    },
+  },
+
+  "a queue one store forgot is named again by another store's next enqueue to it": {
+    sharedOnly: true,
+    run: async (backend, stores) => {
+      const one = await opened(backend, stores);
+      const two = await opened(backend, stores);
+      await one.enqueue(message("a", { queue: "q" }));
+      const [a] = await one.claim("q", T0, 1, T0 + 100);
+      await one.ack("q", "a", a!.lease);
+      assert.equal(await two.forget("q"), true);
+      assert.deepEqual(await one.queues(), []);
+      // `one` stored in "q" before: it must not take the name for stored still.
+      await one.enqueue(message("b", { queue: "q" }));
+      assert.deepEqual(await two.queues(), ["q"]);
+      assert.deepEqual(await two.liveQueues(), ["q"]);
     },
   },
 

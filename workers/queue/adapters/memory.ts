@@ -134,6 +134,20 @@ export class MemoryStore implements QueueStore {
     return [...this.#queues.keys()].sort();
   }
 
+  liveQueues(): string[] {
+    this.#check();
+    return [...this.#queues].filter(([, queue]) => queue.live.size > 0).map(([name]) => name)
+      .sort();
+  }
+
+  forget(queueName: string): boolean {
+    const queue = this.#queue(queueName, false);
+    if (queue === undefined) return true;
+    if (queue.live.size > 0 || queue.dead.size > 0) return false;
+    this.#queues.delete(queueName);
+    return true;
+  }
+
   counts(queueName: string, now: number): QueueCounts {
     const queue = this.#queue(queueName, false);
     let inFlight = 0;

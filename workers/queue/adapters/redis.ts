@@ -13,7 +13,9 @@
  * | `queue:<q>:attempts` | hash | id → failed deliveries so far |
  * | `queue:<q>:errors` | hash | id → the last error's JSON text |
  *
- * and `queue:names` is the set of queue names; `queue:\0mark:<uuid>` is the
+ * (Redis deletes a key once it is empty, so a drained queue leaves none) and
+ * `queue:names` is the set of queue names (a queue's name leaves it when the
+ * queue is forgotten); `queue:\0mark:<uuid>` is the
  * short-lived mark of one write, which makes it safe to send twice (see
  * `redis_scripts.ts`). Messages due at the same
  * millisecond come out in id order, not arrival order. Durability is that of
@@ -196,6 +198,24 @@ export class RedisStore implements QueueStore {
 
   async queues(): Promise<string[]> {
     return (await this.#redis.smembers(NAMES)).sort();
+  }
+
+  async liveQueues(): Promise<string[]> {
+    const names = await this.#redis.smembers(NAMES);
+    if (names.length === 0) return [];
+    // One round trip: a queue holds live messages while its `due` set exists.
+    const pipeline = this.#redis.pipeline();
+    for (const name of names) pipeline.exists(keys(name, "").due);
+    const replies = (await pipeline.exec()) ?? [];
+    return names.filter((_, i) => {
+      const [error, exists] = replies[i] ?? [new Error("No reply")];
+      if (error) throw error;
+      return exists === 1;
+    }).sort();
+  }
+
+  async forget(queue: string): Promise<boolean> {
+    return await this.#run("queueForget", queue, queue) === 1;
   }
 
   async counts(queue: string, now: number): Promise<QueueCounts> {

@@ -266,6 +266,16 @@ end
 return #ids`,
 );
 
+// ARGV queue → 1 forgotten (its name out of the set of names), 0 it holds a message or a dead
+// letter. Not marked: sent twice, the second answers 1 or 0 and changes nothing more.
+const FORGET: Script = {
+  keys: ["due", "dead", "names"],
+  lua: `
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SREM', KEYS[3], ARGV[1])
+return 1`,
+};
+
 /** The scripts by command name. */
 export const SCRIPTS = {
   queueEnqueue: ENQUEUE,
@@ -278,6 +288,7 @@ export const SCRIPTS = {
   queueRedrive: REDRIVE,
   queueDiscard: DISCARD,
   queueDiscardAll: DISCARD_ALL,
+  queueForget: FORGET,
 } satisfies Record<keyof QueueScripts, Script>;
 
 /** One argument of a script: a key or an `ARGV` value. */
@@ -295,4 +306,5 @@ export interface QueueScripts {
   queueRedrive(...args: Arg[]): Promise<number>;
   queueDiscard(...args: Arg[]): Promise<number>;
   queueDiscardAll(...args: Arg[]): Promise<number>;
+  queueForget(...args: Arg[]): Promise<number>;
 }

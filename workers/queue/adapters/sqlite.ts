@@ -106,6 +106,9 @@ type Statements =
   | "remove"
   | "nextDue"
   | "names"
+  | "liveAfter"
+  | "held"
+  | "forget"
   | "live"
   | "inFlight"
   | "deadCount"
@@ -127,8 +130,6 @@ export class SqliteStore implements QueueStore {
   readonly #transaction: Transaction;
   /** Runs a body of reads on one snapshot of the file. */
   readonly #read: Transaction;
-  /** Queues already in `queue_names`, to skip the insert. */
-  readonly #named = new Set<string>();
   readonly #leasePrefix = crypto.randomUUID();
   #leases = 0;
   /** Writes waiting for the next group commit. */
@@ -176,6 +177,15 @@ export class SqliteStore implements QueueStore {
       remove: p("DELETE FROM queue_messages WHERE queue = ? AND id = ?"),
       nextDue: p("SELECT MIN(visible_at) AS next FROM queue_messages WHERE queue = ?"),
       names: p("SELECT name FROM queue_names ORDER BY name"),
+      // One index seek per queue holding live messages, however many messages or names there are.
+      liveAfter: p(
+        "SELECT queue FROM queue_messages WHERE queue > ? ORDER BY queue LIMIT 1",
+      ),
+      held: p(
+        "SELECT EXISTS (SELECT 1 FROM queue_messages WHERE queue = ?) OR " +
+          "EXISTS (SELECT 1 FROM queue_dead_letters WHERE queue = ?) AS held",
+      ),
+      forget: p("DELETE FROM queue_names WHERE name = ?"),
       live: p("SELECT COUNT(*) AS n FROM queue_messages WHERE queue = ?"),
       inFlight: p(
         "SELECT COUNT(*) AS n FROM queue_messages WHERE queue = ? AND lease IS NOT NULL AND visible_at > ?",
@@ -208,10 +218,8 @@ export class SqliteStore implements QueueStore {
 
   enqueue(m: NewMessage): Promise<boolean> {
     return this.#defer(() => {
-      if (!this.#named.has(m.queue)) {
-        this.#sql.name.run(m.queue);
-        this.#named.add(m.queue);
-      }
+      // Every time (a primary key lookup): another engine sharing the file may have forgotten it.
+      this.#sql.name.run(m.queue);
       if (this.#sql.exists.get(m.queue, m.id, m.queue, m.id) !== undefined) return false;
       this.#sql.insert.run(
         m.queue,
@@ -296,6 +304,27 @@ export class SqliteStore implements QueueStore {
   queues(): string[] {
     this.#flush();
     return (this.#sql.names.all() as { name: string }[]).map((row) => row.name);
+  }
+
+  liveQueues(): string[] {
+    this.#flush();
+    return this.#read(() => {
+      const names: string[] = [];
+      for (let last = "";;) {
+        const row = this.#sql.liveAfter.get(last) as { queue: string } | undefined;
+        if (row === undefined) return names;
+        names.push(last = row.queue);
+      }
+    });
+  }
+
+  forget(queue: string): boolean {
+    this.#flush();
+    return this.#transaction(() => {
+      if (Number((this.#sql.held.get(queue, queue) as { held: number }).held) !== 0) return false;
+      this.#sql.forget.run(queue);
+      return true;
+    });
   }
 
   counts(queue: string, now: number): QueueCounts {
@@ -408,8 +437,6 @@ export class SqliteStore implements QueueStore {
         }
       });
     } catch (error) {
-      // Rolled back: queue names inserted in it are not known to be stored.
-      this.#named.clear();
       for (const { reject } of batch) reject(error);
       return;
     }

@@ -156,8 +156,20 @@ export interface QueueStore {
   ): Awaitable<boolean>;
   /** When the next live message of `queue` becomes due (a lease's end included), if any. */
   nextDue(queue: string): Awaitable<number | undefined>;
-  /** Every queue that has held a message, sorted. */
+  /** Every queue that holds or held a message and was not forgotten since, sorted. */
   queues(): Awaitable<string[]>;
+  /**
+   * The queues holding at least one live message (ready, waiting or claimed),
+   * sorted: what a poll looks at, whatever the number of queues ever used.
+   */
+  liveQueues(): Awaitable<string[]>;
+  /**
+   * Forgets the name of `queue` when it holds nothing, no live message and no
+   * dead letter (atomically, also against other processes): `queues()` no
+   * longer lists it, until a message is stored in it again. Answers `false`
+   * (and forgets nothing) when it holds something.
+   */
+  forget(queue: string): Awaitable<boolean>;
   counts(queue: string, now: number): Awaitable<QueueCounts>;
   /**
    * At most `limit` of the queue's dead letters in failure order (see
