@@ -7,6 +7,10 @@
  * in a shared back end are picked up too, in queues this engine knows and in
  * queues another engine created since.
  *
+ * Only queues holding live messages are looked at (each poll asks the store
+ * which do), so the work does not grow with the names ever used; a queue
+ * empty and idle for {@link FORGET_AFTER_MS} is forgotten by the store too.
+ *
  * Delivery is at least once: a message is deleted only after its function
  * answered, and a message claimed by an engine that died becomes due again
  * when its lease (`visibility_timeout_ms` plus {@link LEASE_GRACE_MS}) ends.
@@ -14,11 +18,13 @@
  * @module
  */
 
-import { CallError, type ErrorBody, type Logger } from "../../engine/api.ts";
+import type { ErrorBody, Logger } from "../../engine/api.ts";
 import { loggedOutageOf } from "../_shared/store_outage.ts";
 import type { ClaimedMessage, QueueStore } from "./adapters/store.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { QueueSettings } from "./config.ts";
+import { FORGET_AFTER_MS, IdleQueues } from "./idle.ts";
+import { bodyOf, messageOf, notRegistered, stopped } from "./delivery_errors.ts";
 import { decide, type DeliveryOutcome, type Verdict } from "./retry.ts";
 
 /** A lease outlives the delivery's time-out by this much, so the time-out decides first. */
@@ -55,6 +61,10 @@ export interface DispatcherOptions {
   /** How long `stop()` lets deliveries finish before stopping them. Default 5000 ms. */
   shutdownGraceMs?: number;
   onEvent?(event: DeliveryEvent): void;
+  /** How long a queue stays empty and idle before the store forgets it. Default {@link FORGET_AFTER_MS}. */
+  forgetAfterMs?: number;
+  /** Called once the store forgot an empty, idle queue (not used again meanwhile). */
+  onForget?(queue: string): void;
 }
 
 interface QueueState {
@@ -89,6 +99,9 @@ export class Dispatcher {
   #stopping = false;
   /** When {@link #discover} last read the store's queue names. */
   #discoveredAt = -Infinity;
+  /** Queues found empty with nothing in flight, waiting to be forgotten. */
+  readonly #idleQueues = new IdleQueues();
+  #sweeping = false;
 
   constructor(options: DispatcherOptions) {
     this.#o = options;
@@ -107,6 +120,7 @@ export class Dispatcher {
    */
   notify(queue: string): void {
     if (this.#stopping) return;
+    this.#idleQueues.clear(queue);
     const state = this.#state(queue);
     if (state.scheduled) return;
     state.scheduled = true;
@@ -118,12 +132,23 @@ export class Dispatcher {
     });
   }
 
+  /** Says `queue` was used without messages to deliver: it is forgotten once idle for `forgetAfterMs`. */
+  touch(queue: string): void {
+    if (this.#stopping || this.#queues.has(queue)) return;
+    this.#idleQueues.mark(queue, this.#clock.now());
+  }
+
+  /** Queues waiting to be forgotten (for tests). */
+  get idleQueues(): number {
+    return this.#idleQueues.size;
+  }
+
   /** Deliveries of `queue` in flight from this worker. */
   inFlight(queue: string): number {
     return this.#queues.get(queue)?.inFlight ?? 0;
   }
 
-  /** The queues this loop delivers. */
+  /** The queues this loop delivers: those with live messages or deliveries in flight. */
   get queues(): string[] {
     return [...this.#queues.keys()];
   }
@@ -334,28 +359,47 @@ export class Dispatcher {
     this.#planning = true;
     this.#busy++;
     (async () => {
-      while ((this.#planAll || this.#planQueues.size > 0) && !this.#stopping) {
-        const queues = this.#planAll ? [...this.#queues.keys()] : [...this.#planQueues];
+      try {
+        while ((this.#planAll || this.#planQueues.size > 0) && !this.#stopping) {
+          const queues = this.#planAll ? [...this.#queues.keys()] : [...this.#planQueues];
+          this.#planAll = false;
+          this.#planQueues.clear();
+          let next = this.#clock.now() + (this.#o.pollMs ?? 1000);
+          for (const queue of queues) next = Math.min(next, await this.#dueOf(queue));
+          this.#arm(next);
+        }
+      } catch (error) {
+        if (loggedOutageOf(error) === undefined) {
+          this.#o.log.error(`Cannot plan the next deliveries: ${messageOf(error)}`);
+        }
+        // The poll plans every queue again.
         this.#planAll = false;
         this.#planQueues.clear();
-        let next = this.#clock.now() + (this.#o.pollMs ?? 1000);
-        for (const queue of queues) {
-          const state = this.#state(queue);
-          if (state.pumping || state.inFlight >= this.#o.settingsOf(queue).concurrency) continue;
-          const due = await this.#o.store.nextDue(queue);
-          if (due !== undefined) next = Math.min(next, Math.max(due, state.retryAt));
-        }
-        this.#arm(next);
+        this.#arm(this.#clock.now() + (this.#o.pollMs ?? 1000));
+      } finally {
+        // At once, not a turn later: a plan asked for meanwhile would be dropped.
+        this.#planning = false;
+        this.#done();
       }
-    })().catch((error) => {
-      if (loggedOutageOf(error) === undefined) {
-        this.#o.log.error(`Cannot plan the next deliveries: ${messageOf(error)}`);
-      }
-      this.#arm(this.#clock.now() + (this.#o.pollMs ?? 1000));
-    }).finally(() => {
-      this.#planning = false;
-      this.#done();
-    });
+    })();
+  }
+
+  /**
+   * When `queue` next needs a claim (Infinity: not before the poll). An empty
+   * queue with nothing under way is dropped: looked at again when notified or
+   * found live in the store.
+   */
+  async #dueOf(queue: string): Promise<number> {
+    const state = this.#queues.get(queue);
+    if (state === undefined) return Infinity;
+    if (state.pumping || state.inFlight >= this.#o.settingsOf(queue).concurrency) return Infinity;
+    const due = await this.#o.store.nextDue(queue);
+    if (due !== undefined) return Math.max(due, state.retryAt);
+    if (this.#queues.get(queue) === state && isIdle(state)) {
+      this.#queues.delete(queue);
+      this.#idleQueues.mark(queue, this.#clock.now());
+    }
+    return Infinity;
   }
 
   #arm(at: number): void {
@@ -370,14 +414,16 @@ export class Dispatcher {
       this.#timerAt = Infinity;
       for (const queue of this.#queues.keys()) this.notify(queue);
       this.#discover();
+      this.#sweep();
       this.#plan();
     }, Math.max(1, at - this.#clock.now()));
   }
 
   /**
-   * Looks for queues another engine sharing the store created since this one
-   * started (at most once a poll) and starts delivering them: without it, a
-   * queue first used on engine A waits for A's consumers alone.
+   * Looks for queues with live messages this loop does not deliver (at most
+   * once a poll): stored by another engine sharing the store, in a queue it
+   * created or in one this loop found empty before. Without it, such a queue
+   * waits for that engine's consumers alone.
    */
   #discover(): void {
     const now = this.#clock.now();
@@ -385,12 +431,47 @@ export class Dispatcher {
     this.#discoveredAt = now;
     this.#busy++;
     (async () => {
-      for (const queue of await this.#o.store.queues()) {
+      for (const queue of await this.#o.store.liveQueues()) {
         if (!this.#queues.has(queue)) this.notify(queue);
       }
     })().catch(() => {
       // The claims of the known queues report the store's trouble; one line each poll is enough.
     }).finally(() => this.#done());
+  }
+
+  /**
+   * Forgets the queues idle for `forgetAfterMs` (one sweep at a time): the
+   * store keeps one holding something (a dead letter, another engine's message).
+   */
+  #sweep(): void {
+    if (this.#sweeping) return;
+    const after = this.#o.forgetAfterMs ?? FORGET_AFTER_MS;
+    const expired = this.#idleQueues.expired(this.#clock.now(), after);
+    if (expired.length === 0) return;
+    this.#sweeping = true;
+    this.#busy++;
+    let done = 0;
+    (async () => {
+      for (const queue of expired) {
+        if (this.#stopping) return;
+        if (!this.#queues.has(queue) && !this.#idleQueues.has(queue)) {
+          const forgotten = await this.#o.store.forget(queue);
+          if (forgotten && !this.#queues.has(queue) && !this.#idleQueues.has(queue)) {
+            this.#o.onForget?.(queue);
+          }
+        }
+        done++;
+      }
+    })().catch((error) => {
+      // Tried again after the next idle period.
+      for (const queue of expired.slice(done)) this.touch(queue);
+      if (loggedOutageOf(error) === undefined) {
+        this.#o.log.error(`Cannot forget the empty queues: ${messageOf(error)}`);
+      }
+    }).finally(() => {
+      this.#sweeping = false;
+      this.#done();
+    });
   }
 
   #done(): void {
@@ -399,25 +480,7 @@ export class Dispatcher {
   }
 }
 
-function notRegistered(functionId: string): ErrorBody {
-  return {
-    code: "function_not_found",
-    message: `Function ${functionId} is not registered: the message waits for it`,
-  };
-}
-
-function stopped(): ErrorBody {
-  return {
-    code: "invocation_stopped",
-    message: "Invocation stopped: the queue worker is stopping",
-  };
-}
-
-function bodyOf(error: unknown): ErrorBody {
-  if (error instanceof CallError) return error.toBody();
-  return { code: "invocation_failed", message: messageOf(error) };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** Nothing under way for the queue: no claim, no scheduled pump, no delivery in flight. */
+function isIdle(state: QueueState): boolean {
+  return !state.pumping && !state.scheduled && !state.again && state.inFlight === 0;
 }
