@@ -45,9 +45,29 @@ class Mailbox<T> {
   }
 }
 
-export function dispatchHarness(settings: Partial<QueueSettings> = {}) {
+/** A memory store counting the calls a poll makes per queue. */
+class CountingStore extends MemoryStore {
+  claims = 0;
+  nextDues = 0;
+
+  override claim(queue: string, now: number, limit: number, leaseUntil: number) {
+    this.claims++;
+    return super.claim(queue, now, limit, leaseUntil);
+  }
+
+  override nextDue(queue: string) {
+    this.nextDues++;
+    return super.nextDue(queue);
+  }
+}
+
+export function dispatchHarness(
+  settings: Partial<QueueSettings> = {},
+  options: { forgetAfterMs?: number } = {},
+) {
   const clock = new ManualClock();
-  const store = new MemoryStore();
+  const store = new CountingStore();
+  const forgotten: string[] = [];
   const logs = new LogStore();
   const registered = new Set(["jobs::run"]);
   const calls = new Mailbox<PendingCall>();
@@ -81,6 +101,8 @@ export function dispatchHarness(settings: Partial<QueueSettings> = {}) {
     clock,
     shutdownGraceMs: 0,
     onEvent: (event) => events.push(event),
+    onForget: (queue) => forgotten.push(queue),
+    ...options,
   });
   let next = 0;
   return {
@@ -91,6 +113,8 @@ export function dispatchHarness(settings: Partial<QueueSettings> = {}) {
     dispatcher,
     calls,
     events,
+    /** The queues the dispatcher said the store forgot, in order. */
+    forgotten,
     get maxInFlight() {
       return maxInFlight;
     },

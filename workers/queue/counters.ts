@@ -2,6 +2,8 @@
  * What this worker did since it started, per queue: the figures
  * `engine::queue::stats` reports. They live in memory and restart at zero
  * with the engine; the store holds what is durable (depth, dead letters).
+ * A queue's counters can be forgotten (a queue not in the config, empty and
+ * idle for a while): the totals keep what it counted.
  *
  * @module
  */
@@ -44,7 +46,10 @@ function zero(): QueueCounters {
 /** Counters by queue. */
 export class Counters {
   readonly since = Date.now();
+  readonly #keep: (queue: string) => boolean;
   readonly #queues = new Map<string, QueueCounters>();
+  /** The sum over every queue, forgotten ones included. */
+  readonly #totals = zero();
 
   add(queue: string, field: keyof QueueCounters, by = 1): void {
     let counters = this.#queues.get(queue);
@@ -53,6 +58,17 @@ export class Counters {
       this.#queues.set(queue, counters);
     }
     counters[field] += by;
+    this.#totals[field] += by;
+  }
+
+  /** `keep(queue)`: whether `forget` keeps the counters of `queue` (a configured queue's). */
+  constructor(options: { keep?: (queue: string) => boolean } = {}) {
+    this.#keep = options.keep ?? (() => false);
+  }
+
+  /** Drops the counters of `queue` unless kept (they start again at zero); the totals keep them. */
+  forget(queue: string): void {
+    if (!this.#keep(queue)) this.#queues.delete(queue);
   }
 
   /** Counts one delivery outcome. */
@@ -76,13 +92,9 @@ export class Counters {
     return { ...(this.#queues.get(queue) ?? zero()) };
   }
 
-  /** The sum over every queue. */
+  /** The sum over every queue since the worker started, forgotten queues included. */
   totals(): QueueCounters {
-    const sum = zero();
-    for (const counters of this.#queues.values()) {
-      for (const key of Object.keys(sum) as (keyof QueueCounters)[]) sum[key] += counters[key];
-    }
-    return sum;
+    return { ...this.#totals };
   }
 
   /** The queues with at least one counter. */

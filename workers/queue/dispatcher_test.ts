@@ -243,6 +243,7 @@ Deno.test("Dispatcher delivers a queue another engine created in the shared stor
     kind: "ack",
     attempts: 0,
   });
-  assert.deepEqual(h.dispatcher.queues, ["elsewhere"]);
+  await h.dispatcher.idle();
+  assert.deepEqual(h.dispatcher.queues, [], "drained: no longer looked at");
   await h.dispatcher.stop();
 });

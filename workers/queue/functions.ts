@@ -185,6 +185,7 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
             () => store.discardAll(queue, cutOf(failed_before_ms)),
           );
           counters.add(queue, "discarded", discarded);
+          dispatcher.touch(queue);
           return { queue, discarded };
         }
         const discarded = await guard(
@@ -193,6 +194,7 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
         );
         if (!discarded) throw deadLetterNotFound(queue, id);
         counters.add(queue, "discarded");
+        dispatcher.touch(queue);
         return { queue, id, discarded: true };
       },
     },

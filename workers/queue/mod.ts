@@ -26,6 +26,7 @@ import { openStore } from "./adapters/open.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import {
   defaultConfig,
+  isConfigured,
   parseConfig,
   type QueueConfig,
   QueueConfigSchema,
@@ -53,6 +54,8 @@ export interface QueueWorkerOptions {
   clock?: Clock;
   /** How long stopping lets deliveries finish. Default 5000 ms. */
   shutdownGraceMs?: number;
+  /** How long a queue stays empty and idle before it is forgotten. Default 5 minutes. */
+  forgetAfterMs?: number;
 }
 
 /** Starts the queue worker on `api`; `given` may be a raw config block. */
@@ -69,7 +72,8 @@ export async function startQueueWorker(
     config,
     open: (openOptions) => openStore(config, openOptions),
     setup: async (store, location) => {
-      const counters = new Counters();
+      // A configured queue keeps its counters; one created on first use starts again at zero.
+      const counters = new Counters({ keep: (queue) => isConfigured(config, queue) });
       const dispatcher = new Dispatcher({
         store,
         settingsOf: (queue) => settingsOf(config, queue),
@@ -82,9 +86,12 @@ export async function startQueueWorker(
         ...(options.shutdownGraceMs === undefined
           ? {}
           : { shutdownGraceMs: options.shutdownGraceMs }),
+        ...(options.forgetAfterMs === undefined ? {} : { forgetAfterMs: options.forgetAfterMs }),
         onEvent: (event) => counters.record(event),
+        onForget: (queue) => counters.forget(queue),
       });
       const stored = await store.queues();
+      const live = new Set(await store.liveQueues());
       const unregister = registerFunctions(
         api,
         createQueueFunctions({
@@ -97,7 +104,9 @@ export async function startQueueWorker(
           location,
         }),
       );
-      dispatcher.start(new Set([...Object.keys(config.queues), ...stored]));
+      dispatcher.start(new Set([...Object.keys(config.queues), ...live]));
+      // Stored names without live messages (dead letters only, or empty): forgotten when idle.
+      for (const queue of stored) dispatcher.touch(queue);
       return {
         async stop() {
           // Enqueues are still stored while deliveries in flight finish (a config reload restarts
