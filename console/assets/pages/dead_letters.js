@@ -2,7 +2,8 @@
 // attempts, last error and payload (as text, cut when long), and redrive / discard of one
 // or all, each after a confirmation (all: only the letters that failed before the operator
 // confirmed; later failures are kept). The panel is built once per queue and kept across the
-// page's redraws, so a confirmation or an opened payload survives the next snapshot.
+// page's redraws, and its letters are kept by id across its reads, so a confirmation, an
+// opened stack or a whole payload survives the next snapshot and the next failure.
 import { api, errorBox, fill, h, json, longText, since, stamp, tick } from "../ui.js";
 
 const PAGE = 20;
@@ -83,6 +84,36 @@ export function deadLetterPanel(queue, changed) {
       },
     );
 
+  // One element per letter, kept by id: a change of the count (one more failure, a redrive
+  // elsewhere) adds and removes letters and leaves the others be. The list was built anew
+  // each time, up to 10,000 letters, and closed a stack or a payload the operator had opened.
+  const byId = new Map(); // letter id -> {el, key}
+  const showLetters = (letters) => {
+    const wanted = new Map(letters.map((d) => [d.id, d]));
+    // Gone ones first: removed in place, they do not move the letters after them.
+    for (const [id, kept] of byId) {
+      if (wanted.has(id)) continue;
+      kept.el.remove();
+      byId.delete(id);
+    }
+    // An error shown in the list before goes.
+    for (const child of [...list.children]) if (!child.matches(".dead-letter")) child.remove();
+    let before = list.firstChild;
+    for (const d of letters) {
+      // A letter redriven and failing again may keep its id: what it says then is new.
+      const key = JSON.stringify([d.function_id, d.failed_at_ms, d.attempts, d.last_error]);
+      let kept = byId.get(d.id);
+      if (kept && kept.key !== key) {
+        if (kept.el === before) before = kept.el.nextSibling;
+        kept.el.remove();
+        kept = undefined;
+      }
+      if (!kept) byId.set(d.id, kept = { el: item(d), key });
+      if (kept.el === before) before = kept.el.nextSibling;
+      else list.insertBefore(kept.el, before); // a new letter, or one whose place changed
+    }
+  };
+
   const item = (d) => {
     const error = d.last_error;
     const redrive = h("button", { class: "plain small-btn", type: "button" }, "Redrive");
@@ -138,6 +169,22 @@ export function deadLetterPanel(queue, changed) {
     );
   };
 
+  const moreButton = h("button", {
+    class: "plain",
+    type: "button",
+    "data-testid": "dl-more",
+    onclick: () => {
+      limit = Math.min(limit + PAGE * 5, LIST_MAX);
+      load();
+    },
+  }, "Show more");
+  const moreNote = h(
+    "p",
+    { class: "muted small" },
+    `The newest ${LIST_MAX.toLocaleString("en-US")} are listed here; ` +
+      "redrive all and discard all take the older ones too.",
+  );
+
   const load = () => {
     // One read at a time; a change meanwhile reads again once it is done.
     if (loading) {
@@ -154,29 +201,14 @@ export function deadLetterPanel(queue, changed) {
           ", newest first",
       );
       redriveAll.disabled = discardAll.disabled = r.total === 0;
-      fill(list, r.dead_letters.map(item));
-      fill(
-        more,
-        r.next_cursor !== undefined && limit < LIST_MAX
-          ? h("button", {
-            class: "plain",
-            type: "button",
-            "data-testid": "dl-more",
-            onclick: () => {
-              limit = Math.min(limit + PAGE * 5, LIST_MAX);
-              load();
-            },
-          }, "Show more")
-          : r.next_cursor !== undefined
-          ? h(
-            "p",
-            { class: "muted small" },
-            `The newest ${LIST_MAX.toLocaleString("en-US")} are listed here; ` +
-              "redrive all and discard all take the older ones too.",
-          )
-          : null,
-      );
-    }, (e) => fill(list, errorBox(e))).finally(() => {
+      showLetters(r.dead_letters);
+      // The button is kept too: one clicked keeps the focus.
+      const below = r.next_cursor === undefined ? null : limit < LIST_MAX ? moreButton : moreNote;
+      if (more.firstChild !== below) fill(more, below);
+    }, (e) => {
+      byId.clear();
+      fill(list, errorBox(e));
+    }).finally(() => {
       loading = false;
       if (again) {
         again = false;
