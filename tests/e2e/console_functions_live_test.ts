@@ -1,8 +1,9 @@
 /**
  * The Functions page in headless Chromium with 1,200 functions, against a
  * real engine in this process: a call in flight shows in its row from the
- * queue snapshots without reading the list again or building rows anew, and
- * a new function adds one row. Screenshots land in
+ * queue snapshots without reading the list again or building rows anew,
+ * a new function adds one row, and a gone one is removed in place (the rows
+ * after it are not moved, and the focus on one of them stays). Screenshots land in
  * tests/artifacts/console/functions-*.png.
  */
 import assert from "node:assert/strict";
@@ -24,8 +25,11 @@ Deno.test({
     const { harness, url, stop } = await servedHarness();
     let browser: Browser | undefined;
     try {
+      const unregister: (() => void)[] = [];
       for (let i = 0; i < MANY; i++) {
-        harness.api.registerFunction(`bulk::f${String(i).padStart(4, "0")}`, () => i);
+        unregister.push(
+          harness.api.registerFunction(`bulk::f${String(i).padStart(4, "0")}`, () => i),
+        );
       }
       browser = await launchChromium();
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -103,6 +107,26 @@ Deno.test({
             .map((tr) => tr.dataset.function)`,
         );
         assert.deepEqual(unmarked, ["bulk::late"]);
+      });
+
+      await t.step("a function gone above the focused row leaves that row be", async () => {
+        await page.evaluate(`(() => {
+          window.removed = 0;
+          new MutationObserver((changes) => {
+            for (const c of changes) for (const n of c.removedNodes) if (n.nodeType === 1) window.removed++;
+          }).observe(document.querySelector("[data-testid=functions] tbody"), { childList: true });
+          document.querySelector("tr[data-function='bulk::f0600']").focus();
+        })()`);
+        unregister[1]!();
+        await page.waitForSelector("tr[data-function='bulk::f0001']", { state: "detached" });
+        const state = await page.evaluate(`({
+          focused: document.activeElement?.dataset.function,
+          marked: document.activeElement?.marked === true,
+          removed: window.removed,
+        })`) as { focused: string | undefined; marked: boolean; removed: number };
+        assert.equal(state.focused, "bulk::f0600", "the focus left the row");
+        assert.ok(state.marked, "the focused row was built anew");
+        assert.equal(state.removed, 1, "rows after the gone one were moved");
       });
     } finally {
       await browser?.close();

@@ -130,8 +130,14 @@ export function mount(root, ctx) {
       return;
     }
     if (list.firstChild !== table) fill(list, table);
+    // Gone or filtered out first: removed in place, they do not move the rows after them
+    // (moving a row is DOM work, and drops the focus on it).
     const listed = new Set(rows.map((f) => f.function_id));
-    for (const id of byId.keys()) if (!listed.has(id)) byId.delete(id);
+    const wanted = new Set(shown.map((f) => f.function_id));
+    for (const [id, row] of byId) {
+      if (!wanted.has(id)) row.tr.remove();
+      if (!listed.has(id)) byId.delete(id);
+    }
     let before = tbody.firstChild;
     const focusable = shown.some((f) => f.function_id === selected)
       ? selected
@@ -158,14 +164,8 @@ export function mount(root, ctx) {
       row.tr.classList.toggle("selected", f.function_id === selected);
       row.tr.tabIndex = f.function_id === tabStop ? 0 : -1;
       // In list order; rows already in place stay where they are.
-      if (row.tr !== before) tbody.insertBefore(row.tr, before);
-      before = row.tr.nextSibling;
-    }
-    // What is left after the shown rows is filtered out or gone.
-    while (before) {
-      const next = before.nextSibling;
-      before.remove();
-      before = next;
+      if (row.tr === before) before = row.tr.nextSibling;
+      else tbody.insertBefore(row.tr, before); // a new row, or one whose place changed
     }
   };
   /** Calls in flight from a queue snapshot: only the cells whose count changed. */
