@@ -2,7 +2,8 @@
  * The Triggers page in headless Chromium with 300 HTTP triggers on a real
  * engine in this process: a trigger added or removed adds or removes its row
  * and leaves the other rows (the same elements) and the focus be; the table
- * lists what the console's API lists.
+ * lists what the console's API lists; the type tabs are kept too (a focused
+ * one keeps the focus when the counts change).
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
@@ -89,6 +90,32 @@ Deno.test({
           `[...document.querySelectorAll("tr[data-trigger]")].filter((tr) => !tr.marked).length`,
         );
         assert.equal(unmarked, 20);
+      });
+
+      await t.step("a focused tab keeps the focus when the counts change", async () => {
+        await page.evaluate(`(() => {
+          for (const b of document.querySelectorAll("button[data-type]")) b.marked = true;
+          document.querySelector("button[data-type=http]").focus();
+        })()`);
+        remove.push(route("/later"));
+        while (harness.engine.engine.triggers.all().some((t) => t.status === "pending")) {
+          await harness.api.call("engine::health::check", {});
+        }
+        await waitForTable(page, url);
+        const http = (await (await fetch(`${url}/api/triggers`)).json() as {
+          triggers: { trigger_type: string; internal: boolean }[];
+        }).triggers.filter((t) => !t.internal && t.trigger_type === "http").length;
+        await page.locator("button[data-type=http]").filter({ hasText: `http (${http})` })
+          .waitFor();
+        const state = await page.evaluate(`({
+          focused: document.activeElement?.dataset.type,
+          marked: document.activeElement?.marked === true,
+          unmarked: [...document.querySelectorAll("button[data-type]")].filter((b) => !b.marked)
+            .map((b) => b.dataset.type),
+        })`) as { focused: string | undefined; marked: boolean; unmarked: string[] };
+        assert.equal(state.focused, "http", "the focus left the tab");
+        assert.ok(state.marked, "the focused tab was built anew");
+        assert.deepEqual(state.unmarked, [], "tabs were built anew");
       });
     } finally {
       await browser?.close();

@@ -62,31 +62,46 @@ export function mount(root, ctx) {
     ),
     tbody,
   );
+  // The tab buttons, kept by type id like the rows: a focused tab keeps the focus.
+  const tabOf = new Map(); // type id -> its button
+  const showTabs = (wanted, typeOf) => {
+    const ids = new Set(wanted.map(([id]) => id));
+    for (const [id, button] of tabOf) {
+      if (ids.has(id)) continue;
+      button.remove();
+      tabOf.delete(id);
+    }
+    let before = tabs.firstChild;
+    for (const [id, n] of wanted) {
+      let button = tabOf.get(id);
+      if (!button) {
+        button = h("button", {
+          "data-type": id,
+          onclick: () => {
+            tab = id;
+            remember();
+            draw();
+          },
+        });
+        tabOf.set(id, button);
+      }
+      const on = tab === id ? "on" : "";
+      if (button.className !== on) button.className = on;
+      const title = typeOf(id)?.description ?? "";
+      if (button.title !== title) button.title = title;
+      const text = `${id} (${n})`;
+      if (button.textContent !== text) button.textContent = text;
+      if (button === before) before = button.nextSibling;
+      else tabs.insertBefore(button, before);
+    }
+  };
   const draw = () => {
     const counts = {};
     const triggers = data.triggers.filter((t) => internal.checked || !t.internal);
     for (const t of triggers) counts[t.trigger_type] = (counts[t.trigger_type] ?? 0) + 1;
     const types = [...new Set([...data.types.map((t) => t.id), ...Object.keys(counts)])].sort();
     const typeOf = (id) => data.types.find((t) => t.id === id);
-    fill(
-      tabs,
-      [["all", triggers.length], ...types.map((t) => [t, counts[t] ?? 0])].map(([id, n]) =>
-        h(
-          "button",
-          {
-            class: tab === id ? "on" : "",
-            "data-type": id,
-            title: typeOf(id)?.description,
-            onclick: () => {
-              tab = id;
-              remember();
-              draw();
-            },
-          },
-          `${id} (${n})`,
-        )
-      ),
-    );
+    showTabs([["all", triggers.length], ...types.map((t) => [t, counts[t] ?? 0])], typeOf);
     const shown = triggers.filter((t) => tab === "all" || t.trigger_type === tab);
     const type = typeOf(tab);
     fill(
