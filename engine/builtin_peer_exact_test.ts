@@ -7,42 +7,7 @@
 
 import assert from "node:assert/strict";
 import { startEngine } from "./engine.ts";
-
-/** A bare WebSocket worker that sends frame texts as written and keeps the text of each reply. */
-async function textWorker(url: string) {
-  const socket = new WebSocket(url);
-  const waiting = new Map<string, (text: string) => void>();
-  const received: string[] = [];
-  socket.onmessage = (e) => {
-    const text = String(e.data);
-    received.push(text);
-    const id = /"invocation_id":"([^"]+)"/.exec(text)?.[1];
-    if (id !== undefined) waiting.get(id)?.(text);
-  };
-  await new Promise((resolve) => socket.onopen = resolve);
-  let n = 0;
-  return {
-    /** Every frame text received, in order. */
-    received,
-    send(text: string): void {
-      socket.send(text);
-    },
-    /** The raw `invocationresult` text for a call whose `data` is the JSON text `dataText`. */
-    call(functionId: string, dataText: string): Promise<string> {
-      const id = `c${n++}`;
-      const answered = new Promise<string>((resolve) => waiting.set(id, resolve));
-      socket.send(
-        `{"type":"invokefunction","invocation_id":"${id}","function_id":"${functionId}","data":${dataText}}`,
-      );
-      return answered;
-    },
-    async close() {
-      const closed = new Promise((resolve) => socket.onclose = resolve);
-      socket.close();
-      await closed;
-    },
-  };
-}
+import { textWorker } from "../tests/support/text_worker.ts";
 
 const LONG = '{"id":123456789012345678901,"snowflake":9007199254740993,"small":7,"f":1.5}';
 

@@ -8,35 +8,7 @@
 import assert from "node:assert/strict";
 import { startEngine } from "../../engine/engine.ts";
 import { stateWorker } from "./mod.ts";
-
-/** A bare WebSocket caller that keeps the text of every result frame. */
-async function textCaller(url: string) {
-  const socket = new WebSocket(url);
-  const waiting = new Map<string, (text: string) => void>();
-  socket.onmessage = (e) => {
-    const text = String(e.data);
-    const id = /"invocation_id":"([^"]+)"/.exec(text)?.[1];
-    if (id !== undefined) waiting.get(id)?.(text);
-  };
-  await new Promise((resolve) => socket.onopen = resolve);
-  let n = 0;
-  return {
-    /** The raw `invocationresult` text for a call whose `data` is the JSON text `dataText`. */
-    call(functionId: string, dataText: string): Promise<string> {
-      const id = `c${n++}`;
-      const answered = new Promise<string>((resolve) => waiting.set(id, resolve));
-      socket.send(
-        `{"type":"invokefunction","invocation_id":"${id}","function_id":"${functionId}","data":${dataText}}`,
-      );
-      return answered;
-    },
-    async close() {
-      const closed = new Promise((resolve) => socket.onclose = resolve);
-      socket.close();
-      await closed;
-    },
-  };
-}
+import { textWorker } from "../../tests/support/text_worker.ts";
 
 for (const adapter of ["memory", "sqlite"] as const) {
   Deno.test(`[${adapter}] state keeps integers beyond 2^53 exact: set, get, list, update`, async () => {
@@ -46,7 +18,7 @@ for (const adapter of ["memory", "sqlite"] as const) {
       port: 0,
       builtins: [{ worker: stateWorker, config: stateWorker.parseConfig(config) }],
     });
-    const caller = await textCaller(engine.url);
+    const caller = await textWorker(engine.url);
     try {
       const value = '{"id":12345678901234567890,"ns":9007199254740993,"small":7,"f":1.5}';
       const set = await caller.call(
