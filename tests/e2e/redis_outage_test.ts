@@ -49,8 +49,10 @@ Deno.test("Redis stopped and started again under the engine: clear errors meanwh
       env,
     });
     assert.equal(got.stdout.trim(), "3");
+    // engine-state saw the outage (a call failed) and says it is over. engine-queue logs one only
+    // if a poll of its fell inside it: a connection back before any of its commands failed is a
+    // blip, which logs nothing.
     await engine.waitForLine(/\[engine-state\] Redis at .* is reachable again after \d+ s/);
-    await engine.waitForLine(/\[engine-queue\] Redis at .* is reachable again after \d+ s/);
   } finally {
     assert.equal(await engine.stop(), 0);
     await redis.stop();

@@ -49,20 +49,27 @@ Deno.test("Redis restarted under two engines sharing it: state and queues work a
     assert.equal(((await set(2)).error as { code: string }).code, "SET_ERROR");
     // Without persistence the new server starts empty: the queues and state are made anew.
     redis = await startRedisServer({ port: redis.port });
-    // Each engine's workers say when their connection is back (ioredis reconnects with a
-    // backoff: under load, B's queue worker may still be waiting when A can write again).
-    for (const engine of engines) {
-      for (const worker of ["engine-state", "engine-queue"]) {
-        await engine.waitForLine(
-          new RegExp(`\\[${worker}\\] Redis at .* is reachable again after \\d+ s`),
-          20_000,
-        );
-      }
-    }
+    // Both engines' workers serve again (ioredis reconnects with a backoff: under load, B's
+    // workers may still be waiting when A's can write again). A worker whose connection came back
+    // before any of its commands failed logs no outage at all, so this asks rather than waits for
+    // log lines.
     await eventually(async () => (await set(3)).error === undefined, "state::set on A", 20_000);
-    assert.equal(await consumerB.call("state::get", { scope: "s", key: "k" }), 3);
-    const receipt = await onA.enqueue("after", "queue-e2e::record", { n: 2 });
-    assert.equal(receipt.error, undefined, JSON.stringify(receipt.error));
+    await eventually(
+      async () => await consumerB.call("state::get", { scope: "s", key: "k" }).catch(() => 0) === 3,
+      "state::get on B",
+      20_000,
+    );
+    let receipt = await onA.enqueue("after", "queue-e2e::record", { n: 2 });
+    // A refused enqueue stored nothing (the store was unreachable before it was sent).
+    await eventually(
+      async () => {
+        if (receipt.error === undefined) return true;
+        receipt = await onA.enqueue("after", "queue-e2e::record", { n: 2 });
+        return false;
+      },
+      `enqueue on A (${JSON.stringify(receipt.error)})`,
+      20_000,
+    );
     // Under load (the whole suite on 2 cores, or six copies of this test at once) the message
     // waited up to 27 s, close to the 30 s lease (visibility_timeout_ms) of a claim whose outcome
     // was not recorded: an open question (see the session notes); within 40 s it always came.
