@@ -19,8 +19,6 @@ export interface EngineFault {
 export interface FaultHandler {
   /** Resolves with the first fault that comes before {@linkcode FaultHandler.serving}. */
   readonly duringStartUp: Promise<EngineFault>;
-  /** Faults seen since the handler was installed. */
-  readonly count: number;
   /** From now on a fault goes to `report` (a line naming it and its stack), and the process runs on. */
   serving(report: (message: string) => void): void;
   /** Removes the handler: Deno's default (the process ends) applies again. */
@@ -58,9 +56,6 @@ export function installFaultHandler(): FaultHandler {
   globalThis.addEventListener("error", onError);
   return {
     duringStartUp: startUp.promise,
-    get count() {
-      return count;
-    },
     serving(to) {
       report = to;
     },
