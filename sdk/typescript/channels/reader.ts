@@ -6,10 +6,10 @@
  */
 
 import { EngineError } from "../errors.ts";
-import { type CloseEvent, WebSocketClient } from "../websocket/client.ts";
-import { type ChannelOptions, type ChannelRef, channelUrl, endRef, socketOptions } from "./ref.ts";
+import type { CloseEvent, WebSocketClient } from "../websocket/client.ts";
+import { type ChannelOptions, type ChannelRef, endRef } from "./ref.ts";
 import { channelFailure } from "./failure.ts";
-import { openEndsOf } from "./open_ends.ts";
+import { breakSocket, openTrackedSocket } from "./socket.ts";
 
 /** Bytes held unread before the reader stops reading its socket (TCP holds the writer back). */
 export const READER_HIGH_WATER = 1024 * 1024;
@@ -163,22 +163,17 @@ export class ChannelReader implements AsyncIterable<Uint8Array> {
   #connect(): void {
     if (this.#ws || this.#done) return;
     // Tracked while its socket is open: the worker's shutdown() waits for it, then breaks it off.
-    const ends = openEndsOf(this.#options);
-    const tracked = { break: (why: string) => this.#break(why) };
-    if (ends && !ends.add(tracked)) {
-      void this.#break(ends.refusal!); // the worker shut down: the read fails at once
+    const opened = openTrackedSocket(
+      this.#engineUrl,
+      this.#ref,
+      this.#options,
+      (why) => this.#break(why),
+    );
+    if ("refusal" in opened) {
+      void this.#break(opened.refusal); // the worker shut down: the read fails at once
       return;
     }
-    let ws: WebSocketClient;
-    try {
-      ws = new WebSocketClient(
-        channelUrl(this.#engineUrl, this.#ref),
-        socketOptions(this.#options),
-      );
-    } catch (err) {
-      ends?.delete(tracked);
-      throw err;
-    }
+    const { ws, untrack } = opened;
     this.#ws = ws;
     let error: Error | undefined;
     ws.onerror = (err) => (error = err);
@@ -197,7 +192,7 @@ export class ChannelReader implements AsyncIterable<Uint8Array> {
       this.#wakeUp();
     };
     ws.onclose = (event: CloseEvent) => {
-      ends?.delete(tracked);
+      untrack();
       if (this.#done) return;
       if (error || (event.code !== 1000 && event.code !== 1005)) {
         this.#failure = channelFailure(this.#ref, event, error);
@@ -216,12 +211,8 @@ export class ChannelReader implements AsyncIterable<Uint8Array> {
       this.#failure ??= new EngineError("channel_broken", `Channel ${id} broke off: ${why}`);
       this.#finish();
     }
-    const ws = this.#ws;
-    if (!ws) return Promise.resolve();
-    ws.resume(); // a paused socket would not read the engine's answer to the close
-    if (ws.readyState === "open") void ws.close(1001, "worker shut down");
-    else if (ws.readyState === "connecting") ws.terminate();
-    return ws.closed.then(() => {});
+    this.#ws?.resume(); // a paused socket would not read the engine's answer to the close
+    return breakSocket(this.#ws);
   }
 
   #finish(): void {

@@ -6,10 +6,10 @@
  */
 
 import { EngineError } from "../errors.ts";
-import { type CloseEvent, WebSocketClient } from "../websocket/client.ts";
-import { type ChannelOptions, type ChannelRef, channelUrl, endRef, socketOptions } from "./ref.ts";
+import type { CloseEvent, WebSocketClient } from "../websocket/client.ts";
+import { type ChannelOptions, type ChannelRef, endRef } from "./ref.ts";
 import { channelFailure } from "./failure.ts";
-import { openEndsOf } from "./open_ends.ts";
+import { breakSocket, openTrackedSocket } from "./socket.ts";
 
 /** The largest binary frame a writer sends; longer data goes in several. */
 export const CHUNK_SIZE = 64 * 1024;
@@ -163,25 +163,20 @@ export class ChannelWriter {
   #connect(): Promise<WebSocketClient> {
     this.#ws ??= new Promise((resolve, reject) => {
       // Tracked while its socket is open: the worker's shutdown() waits for it, then breaks it off.
-      const ends = openEndsOf(this.#options);
-      const tracked = { break: (why: string) => this.#break(why) };
-      if (ends && !ends.add(tracked)) return reject(this.#broken(ends.refusal!));
-      let ws: WebSocketClient;
-      try {
-        ws = new WebSocketClient(
-          channelUrl(this.#engineUrl, this.#ref),
-          socketOptions(this.#options),
-        );
-      } catch (err) {
-        ends?.delete(tracked);
-        throw err;
-      }
+      const opened = openTrackedSocket(
+        this.#engineUrl,
+        this.#ref,
+        this.#options,
+        (why) => this.#break(why),
+      );
+      if ("refusal" in opened) return reject(this.#broken(opened.refusal));
+      const { ws, untrack } = opened;
       this.#socket = ws;
       let error: Error | undefined;
       ws.onopen = () => resolve(ws);
       ws.onerror = (err) => (error = err);
       ws.onclose = (event: CloseEvent) => {
-        ends?.delete(tracked);
+        untrack();
         const asked = this.#ending && event.code === 1000 && !error;
         if (!asked) this.#failure ??= channelFailure(this.#ref, event, error);
         if (this.#failure) reject(this.#failure);
@@ -197,11 +192,7 @@ export class ChannelWriter {
    */
   #break(why: string): Promise<void> {
     this.#broken(why);
-    const ws = this.#socket;
-    if (!ws) return Promise.resolve();
-    if (ws.readyState === "open") void ws.close(1001, "worker shut down");
-    else if (ws.readyState === "connecting") ws.terminate();
-    return ws.closed.then(() => {});
+    return breakSocket(this.#socket);
   }
 
   #broken(why: string): EngineError {

@@ -1665,6 +1665,34 @@ function openEndsOf(options) {
   return byOptions.get(options);
 }
 
+// sdk/typescript/channels/socket.ts
+function openTrackedSocket(engineUrl, ref, options, breakEnd) {
+  const ends = openEndsOf(options);
+  const tracked = {
+    break: breakEnd
+  };
+  if (ends && !ends.add(tracked)) return {
+    refusal: ends.refusal
+  };
+  try {
+    const ws = new WebSocketClient(channelUrl(engineUrl, ref), socketOptions(options));
+    return {
+      ws,
+      untrack: () => ends?.delete(tracked)
+    };
+  } catch (err) {
+    ends?.delete(tracked);
+    throw err;
+  }
+}
+function breakSocket(ws) {
+  if (!ws) return Promise.resolve();
+  if (ws.readyState === "open") void ws.close(1001, "worker shut down");
+  else if (ws.readyState === "connecting") ws.terminate();
+  return ws.closed.then(() => {
+  });
+}
+
 // sdk/typescript/channels/reader.ts
 var READER_HIGH_WATER = 1024 * 1024;
 var ChannelReader = class {
@@ -1788,21 +1816,12 @@ var ChannelReader = class {
   }
   #connect() {
     if (this.#ws || this.#done) return;
-    const ends = openEndsOf(this.#options);
-    const tracked = {
-      break: (why) => this.#break(why)
-    };
-    if (ends && !ends.add(tracked)) {
-      void this.#break(ends.refusal);
+    const opened = openTrackedSocket(this.#engineUrl, this.#ref, this.#options, (why) => this.#break(why));
+    if ("refusal" in opened) {
+      void this.#break(opened.refusal);
       return;
     }
-    let ws;
-    try {
-      ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
-    } catch (err) {
-      ends?.delete(tracked);
-      throw err;
-    }
+    const { ws, untrack } = opened;
     this.#ws = ws;
     let error;
     ws.onerror = (err) => error = err;
@@ -1821,7 +1840,7 @@ var ChannelReader = class {
       this.#wakeUp();
     };
     ws.onclose = (event) => {
-      ends?.delete(tracked);
+      untrack();
       if (this.#done) return;
       if (error || event.code !== 1e3 && event.code !== 1005) {
         this.#failure = channelFailure(this.#ref, event, error);
@@ -1839,13 +1858,8 @@ var ChannelReader = class {
       this.#failure ??= new EngineError("channel_broken", `Channel ${id} broke off: ${why}`);
       this.#finish();
     }
-    const ws = this.#ws;
-    if (!ws) return Promise.resolve();
-    ws.resume();
-    if (ws.readyState === "open") void ws.close(1001, "worker shut down");
-    else if (ws.readyState === "connecting") ws.terminate();
-    return ws.closed.then(() => {
-    });
+    this.#ws?.resume();
+    return breakSocket(this.#ws);
   }
   #finish() {
     this.#done = true;
@@ -1978,24 +1992,15 @@ var ChannelWriter = class {
   /** The open socket, connecting on first use; rejects with the failure to open it. */
   #connect() {
     this.#ws ??= new Promise((resolve, reject) => {
-      const ends = openEndsOf(this.#options);
-      const tracked = {
-        break: (why) => this.#break(why)
-      };
-      if (ends && !ends.add(tracked)) return reject(this.#broken(ends.refusal));
-      let ws;
-      try {
-        ws = new WebSocketClient(channelUrl(this.#engineUrl, this.#ref), socketOptions(this.#options));
-      } catch (err) {
-        ends?.delete(tracked);
-        throw err;
-      }
+      const opened = openTrackedSocket(this.#engineUrl, this.#ref, this.#options, (why) => this.#break(why));
+      if ("refusal" in opened) return reject(this.#broken(opened.refusal));
+      const { ws, untrack } = opened;
       this.#socket = ws;
       let error;
       ws.onopen = () => resolve(ws);
       ws.onerror = (err) => error = err;
       ws.onclose = (event) => {
-        ends?.delete(tracked);
+        untrack();
         const asked = this.#ending && event.code === 1e3 && !error;
         if (!asked) this.#failure ??= channelFailure(this.#ref, event, error);
         if (this.#failure) reject(this.#failure);
@@ -2010,12 +2015,7 @@ var ChannelWriter = class {
    */
   #break(why) {
     this.#broken(why);
-    const ws = this.#socket;
-    if (!ws) return Promise.resolve();
-    if (ws.readyState === "open") void ws.close(1001, "worker shut down");
-    else if (ws.readyState === "connecting") ws.terminate();
-    return ws.closed.then(() => {
-    });
+    return breakSocket(this.#socket);
   }
   #broken(why) {
     const id = JSON.stringify(this.#ref.channel_id);
