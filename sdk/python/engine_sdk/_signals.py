@@ -6,6 +6,10 @@ import signal
 import threading
 
 
+_POLL_S = 0.2
+"""How often the main thread wakes to run a signal handler the kernel gave another thread."""
+
+
 class _Stop(Exception):
     """Raised by the SIGTERM handler to unwind the wait."""
 
@@ -26,7 +30,11 @@ def wait_until_stopped(stopped: threading.Event) -> None:
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        stopped.wait()
+        # Python runs a signal's handler on the main thread, but the kernel may deliver the signal
+        # to any other thread (the loop's, a handler's): a main thread blocked in one long wait
+        # would not see it until something else woke it. Waking now and then lets it run.
+        while not stopped.wait(_POLL_S):
+            pass
     except (KeyboardInterrupt, _Stop):
         pass
     finally:
