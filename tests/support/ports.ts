@@ -16,3 +16,30 @@ export function freePort(hostname = "127.0.0.1"): number {
   listener.close();
   return port;
 }
+
+/** Below Linux's default ephemeral range (32768–60999), where clients' own ports come from. */
+const STABLE_PORTS = { from: 20_000, to: 32_767 };
+
+/**
+ * A free port below the ephemeral range, for a server a test stops and starts
+ * again on the same port. While nothing listens there, a client that keeps
+ * reconnecting to a port in the ephemeral range can be given that very port
+ * as its own and connect to itself (TCP simultaneous open): ioredis then took
+ * its own echo for a ready Redis, and the test saw "reachable again" followed
+ * by ECONNREFUSED.
+ */
+export function freeStablePort(hostname = "127.0.0.1"): number {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = STABLE_PORTS.from +
+      Math.floor(Math.random() * (STABLE_PORTS.to - STABLE_PORTS.from + 1));
+    try {
+      Deno.listen({ hostname, port }).close();
+      return port;
+    } catch {
+      // Taken: another.
+    }
+  }
+  throw new Error(
+    `No free port between ${STABLE_PORTS.from} and ${STABLE_PORTS.to} after 100 tries`,
+  );
+}

@@ -6,7 +6,7 @@
  */
 
 import { Redis } from "ioredis";
-import { freePort } from "./ports.ts";
+import { freeStablePort } from "./ports.ts";
 
 /** A running `redis-server`. */
 export interface RedisServer {
@@ -24,7 +24,7 @@ export interface RedisServer {
 export async function startRedisServer(
   options: { port?: number; password?: string } = {},
 ): Promise<RedisServer> {
-  const port = options.port ?? freePort();
+  const port = options.port ?? freeStablePort();
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("redis-server", {
