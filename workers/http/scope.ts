@@ -7,7 +7,9 @@
  * the timer is armed for the oldest. A timer and an `AbortController` per
  * request were a tenth of the worker's CPU time per request. Function calls
  * need neither: the engine bounds each call by the time left, and the worker's
- * stop signal cancels them.
+ * stop signal cancels them. When the last request ends the timer stays armed,
+ * no longer holding the process open: requests one at a time (one client)
+ * would otherwise arm and clear a timer each.
  *
  * @module
  */
@@ -93,12 +95,19 @@ export interface Clock {
   /** Returns the timer's handle, for `clearTimeout`. */
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** Whether the timer keeps the process alive (`Deno.refTimer`, `Deno.unrefTimer`). */
+  hold(handle: unknown, held: boolean): void;
 }
 
 const SYSTEM_CLOCK: Clock = {
   now: () => performance.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  hold: (handle, held) => {
+    const id = handle as ReturnType<typeof setTimeout>;
+    if (held) Deno.refTimer(id);
+    else Deno.unrefTimer(id);
+  },
 };
 
 /** The scopes of the requests in progress, and their one time-out timer. */
@@ -108,6 +117,7 @@ export class Scopes {
   readonly #clock: Clock;
   /** In arrival order, which is expiry order. */
   readonly #live = new Set<RequestScope>();
+  /** Armed while requests are open, and after the last until it fires (then unheld). */
   #timer: unknown;
 
   constructor(timeoutMs: number, stopping: AbortSignal, clock: Clock = SYSTEM_CLOCK) {
@@ -123,18 +133,18 @@ export class Scopes {
   open(arrived: number, trace: { traceparent: string; baggage?: string | null }): RequestScope {
     const scope = new RequestScope(arrived + this.#timeoutMs, this.#stopping, trace);
     if (this.#stopping.aborted) scope.end(this.#stopping.reason);
+    if (this.#live.size === 0 && this.#timer !== undefined) this.#clock.hold(this.#timer, true);
     this.#live.add(scope);
+    // An armed timer is due no later than this scope (all have the same time-out): when it
+    // fires, it re-arms for the oldest scope still open.
     if (this.#timer === undefined) this.#arm(scope.expiresAt);
     return scope;
   }
 
-  /** Closes a scope whose request is done; the timer goes with the last one. */
+  /** Closes a scope whose request is done; after the last one the timer no longer holds the process. */
   close(scope: RequestScope): void {
-    this.#live.delete(scope);
-    if (this.#live.size === 0 && this.#timer !== undefined) {
-      this.#clock.clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
+    if (!this.#live.delete(scope)) return;
+    if (this.#live.size === 0 && this.#timer !== undefined) this.#clock.hold(this.#timer, false);
   }
 
   #arm(at: number): void {

@@ -6,17 +6,26 @@ const trace = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b71692033
 /** A clock that moves only when told to, firing the timers that fall due. */
 class ManualClock implements Clock {
   time = 1000;
-  readonly timers = new Map<number, { at: number; callback: () => void }>();
+  readonly timers = new Map<number, { at: number; callback: () => void; held: boolean }>();
   #next = 0;
   now(): number {
     return this.time;
   }
   setTimeout(callback: () => void, ms: number): number {
-    this.timers.set(++this.#next, { at: this.time + ms, callback });
+    this.timers.set(++this.#next, { at: this.time + ms, callback, held: true });
     return this.#next;
   }
   clearTimeout(handle: unknown): void {
     this.timers.delete(handle as number);
+  }
+  hold(handle: unknown, held: boolean): void {
+    const timer = this.timers.get(handle as number);
+    assert.ok(timer, "hold() of a timer that is not armed");
+    timer.held = held;
+  }
+  /** Timers that keep the process alive. */
+  get held(): number {
+    return [...this.timers.values()].filter((timer) => timer.held).length;
   }
   advance(ms: number): void {
     this.time += ms;
@@ -56,7 +65,7 @@ Deno.test("Scopes end requests as their time runs out, oldest first, on one time
   assert.equal(clock.timers.size, 0);
 });
 
-Deno.test("Scopes close the timer with the last request, and arm it again for the next", async () => {
+Deno.test("Scopes let the timer go with the last request and keep it for the next one", async () => {
   const clock = new ManualClock();
   const scopes = new Scopes(60_000, new AbortController().signal, clock);
   const scope = scopes.open(clock.now(), { ...trace, baggage: "k=v" });
@@ -65,13 +74,25 @@ Deno.test("Scopes close the timer with the last request, and arm it again for th
   await assert.rejects(scope.bound(Promise.reject(new Error("read failed"))), /read failed/);
   const other = scopes.open(clock.now(), trace);
   scopes.close(scope);
-  assert.equal(clock.timers.size, 1, "kept for the request still open");
+  assert.equal(clock.held, 1, "kept for the request still open");
   scopes.close(other);
-  assert.equal(clock.timers.size, 0);
+  scopes.close(other); // twice: nothing more happens
+  assert.equal(clock.held, 0, "no longer holding the process open");
+  assert.equal(clock.timers.size, 1, "armed still: one request at a time arms no timer each");
   assert.equal(scope.ended, false);
+  clock.advance(30_000);
   const next = scopes.open(clock.now(), trace);
-  assert.equal(clock.timers.size, 1);
+  assert.deepEqual([clock.timers.size, clock.held], [1, 1], "the same timer, held again");
+  clock.advance(30_000); // the first request's time: the timer re-arms for this one
+  assert.equal(next.ended, false);
+  assert.deepEqual([clock.timers.size, clock.held], [1, 1]);
+  clock.advance(30_000);
+  assert.equal(next.ended, true, "ended at its own deadline");
   scopes.close(next);
+  assert.equal(clock.timers.size, 0);
+  const fresh = scopes.open(clock.now(), trace);
+  assert.deepEqual([clock.timers.size, clock.held], [1, 1], "armed anew after it fired");
+  scopes.close(fresh);
 });
 
 Deno.test("Scopes end every open request when the worker stops, and new ones at once", async () => {
