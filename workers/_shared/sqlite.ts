@@ -9,6 +9,9 @@
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { type DatabaseFile, databaseFile } from "./sqlite_file.ts";
+
+export type { DatabaseFile } from "./sqlite_file.ts";
 
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -24,10 +27,14 @@ export interface OpenDatabaseOptions {
 
 /**
  * Opens (creating when missing) the database at `options.path` in WAL mode
- * with the schema applied, and hands it to `use`. When anything up to and
- * including `use` throws, the database is closed and the error names the file.
+ * with the schema applied, and hands it to `use` with the {@link DatabaseFile}
+ * it was opened from. When anything up to and including `use` throws, the
+ * database is closed and the error names the file.
  */
-export function openDatabase<T>(options: OpenDatabaseOptions, use: (db: DatabaseSync) => T): T {
+export function openDatabase<T>(
+  options: OpenDatabaseOptions,
+  use: (db: DatabaseSync, file: DatabaseFile) => T,
+): T {
   let db: DatabaseSync | undefined;
   try {
     mkdirSync(dirname(options.path), { recursive: true });
@@ -37,7 +44,7 @@ export function openDatabase<T>(options: OpenDatabaseOptions, use: (db: Database
     // Another process holding the write lock is waited for, not an error at once.
     db.exec("PRAGMA busy_timeout = 5000");
     db.exec(options.schema);
-    return use(db);
+    return use(db, databaseFile(options.path, options.label));
   } catch (error) {
     db?.close();
     throw new Error(
@@ -84,21 +91,28 @@ export type Transaction = <T>(body: () => T) => T;
 /**
  * A {@link Transaction} over `db`, its statements prepared once. It begins
  * with `BEGIN IMMEDIATE`, taking the write lock first, so another process
- * sharing the file cannot write between a body's reads and its writes.
+ * sharing the file cannot write between a body's reads and its writes. With
+ * `file`, it first checks that the file is still the one open (see
+ * {@link DatabaseFile.check}), and SQLite's failures name the file.
  */
-export function writeTransaction(db: DatabaseSync): Transaction {
+export function writeTransaction(db: DatabaseSync, file?: DatabaseFile): Transaction {
   const begin = db.prepare("BEGIN IMMEDIATE");
   const commit = db.prepare("COMMIT");
   const rollback = db.prepare("ROLLBACK");
   return (body) => {
-    begin.run();
+    try {
+      file?.check();
+      begin.run();
+    } catch (error) {
+      throw file?.named(error) ?? error;
+    }
     try {
       const result = body();
       commit.run();
       return result;
     } catch (error) {
       if (db.isTransaction) rollback.run();
-      throw error;
+      throw file?.named(error) ?? error;
     }
   };
 }

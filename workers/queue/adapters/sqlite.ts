@@ -23,7 +23,12 @@ import { parseExact } from "../../../engine/protocol/exact_json.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
 import type { ErrorBody } from "../../../engine/api.ts";
-import { openDatabase, type Transaction, writeTransaction } from "../../_shared/sqlite.ts";
+import {
+  type DatabaseFile,
+  openDatabase,
+  type Transaction,
+  writeTransaction,
+} from "../../_shared/sqlite.ts";
 import type {
   ClaimedMessage,
   DeadLetterCut,
@@ -136,16 +141,16 @@ export class SqliteStore implements QueueStore {
   #pending: PendingWrite[] = [];
   #flushScheduled = false;
 
-  private constructor(db: DatabaseSync, path: string) {
+  private constructor(db: DatabaseSync, file: DatabaseFile) {
     this.#db = db;
-    this.path = path;
+    this.path = file.path;
     const p = (sql: string) => db.prepare(sql);
     const page = (where: string, direction: "ASC" | "DESC") =>
       p(
         `SELECT ${MESSAGE_COLUMNS}, failed_at FROM queue_dead_letters WHERE queue = ? ${where} ` +
           `ORDER BY failed_at ${direction}, id ${direction} LIMIT ?`,
       );
-    this.#transaction = writeTransaction(db);
+    this.#transaction = writeTransaction(db, file);
     this.#read = readTransaction(db);
     this.#sql = {
       name: p("INSERT OR IGNORE INTO queue_names (name) VALUES (?)"),
@@ -212,7 +217,7 @@ export class SqliteStore implements QueueStore {
   static open(options: SqliteStoreOptions): SqliteStore {
     return openDatabase(
       { ...options, schema: SCHEMA, label: "queue" },
-      (db) => new SqliteStore(db, options.path),
+      (db, file) => new SqliteStore(db, file),
     );
   }
 
@@ -257,13 +262,8 @@ export class SqliteStore implements QueueStore {
   reschedule(queue: string, id: string, lease: string, change: Reschedule): boolean {
     this.#flush();
     const error = change.lastError === undefined ? null : JSON.stringify(change.lastError);
-    const result = this.#sql.reschedule.run(
-      change.visibleAt,
-      change.attempts,
-      error,
-      queue,
-      id,
-      lease,
+    const result = this.#transaction(() =>
+      this.#sql.reschedule.run(change.visibleAt, change.attempts, error, queue, id, lease)
     );
     return Number(result.changes) > 0;
   }
@@ -392,12 +392,12 @@ export class SqliteStore implements QueueStore {
 
   discard(queue: string, id: string): boolean {
     this.#flush();
-    return Number(this.#sql.deadRemove.run(queue, id).changes) > 0;
+    return Number(this.#transaction(() => this.#sql.deadRemove.run(queue, id)).changes) > 0;
   }
 
   discardAll(queue: string, cut: DeadLetterCut = {}): number {
     this.#flush();
-    return Number(this.#sql.deadRemoveAll.run(queue, cutOf(cut)).changes);
+    return Number(this.#transaction(() => this.#sql.deadRemoveAll.run(queue, cutOf(cut))).changes);
   }
 
   close(): void {

@@ -19,7 +19,12 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { openDatabase, type Transaction, writeTransaction } from "../../_shared/sqlite.ts";
+import {
+  type DatabaseFile,
+  openDatabase,
+  type Transaction,
+  writeTransaction,
+} from "../../_shared/sqlite.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
 import {
@@ -57,11 +62,11 @@ export class SqliteStore implements StateStore {
   readonly #sql: Record<"get" | "upsert" | "remove" | "list" | "groups", StatementSync>;
   readonly #transaction: Transaction;
 
-  private constructor(db: DatabaseSync, options: SqliteStoreOptions) {
+  private constructor(db: DatabaseSync, file: DatabaseFile, options: SqliteStoreOptions) {
     this.#db = db;
     this.path = options.path;
     this.#maxValueBytes = options.maxValueBytes;
-    this.#transaction = writeTransaction(db);
+    this.#transaction = writeTransaction(db, file);
     this.#sql = {
       get: db.prepare("SELECT value FROM state_entries WHERE scope = ? AND key = ?"),
       upsert: db.prepare(
@@ -78,7 +83,7 @@ export class SqliteStore implements StateStore {
   static open(options: SqliteStoreOptions): SqliteStore {
     return openDatabase(
       { ...options, schema: SCHEMA, label: "state" },
-      (db) => new SqliteStore(db, options),
+      (db, file) => new SqliteStore(db, file, options),
     );
   }
 
