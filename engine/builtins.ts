@@ -16,6 +16,7 @@ import { registerAvailabilityTriggers } from "./availability_triggers.ts";
 import { functionView, functionViews } from "./function_views.ts";
 import { registerLogTrigger } from "./log_trigger.ts";
 import { metadataProblem } from "./worker_metadata.ts";
+import { telemetryView } from "./worker_telemetry.ts";
 
 export interface BuiltinsContext {
   engine: Engine;
@@ -105,6 +106,9 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): () => void
       description: m.description ?? null,
       os: m.os ?? null,
       pid: m.pid ?? null,
+      // As the reference's WorkerInfo: iii-sdk sends $III_ISOLATION (or null) and its telemetry.
+      isolation: m.isolation ?? null,
+      telemetry: telemetryView(m.telemetry),
       ip_address: w.remoteAddress ?? null,
       status: "connected",
       connected_at_ms: w.connectedAt,
