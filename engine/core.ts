@@ -71,7 +71,7 @@ export class Engine {
   readonly functions = new FunctionRegistry<string>();
   readonly triggers = new TriggerRegistry<string>();
   readonly invocations = new Invocations((inv) =>
-    this.cancel(inv.id, invocationTimeout(inv.functionId, inv.timeoutMs))
+    this.cancel(inv.id, invocationTimeout(inv.functionId, inv.timeoutMs, inv.engineDeadline))
   );
   readonly log: Logger;
   readonly traces: TraceStore;
@@ -249,6 +249,7 @@ export class Engine {
       caller: req.caller?.id,
       start: Date.now(),
       timeoutMs,
+      engineDeadline: req.timeoutMs === undefined,
       // As setTimeout did: a non-finite or negative time-out expires at once.
       deadline: performance.now() + (Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 0),
       traceId,

@@ -42,6 +42,8 @@ export interface Invocation {
   start: number;
   /** The engine-side time-out of this call, in ms. */
   timeoutMs: number;
+  /** Whether `timeoutMs` is the engine's `invocation_timeout_ms` (the caller chose none). */
+  engineDeadline?: boolean;
   /** When it expires, on the `performance.now()` clock. */
   deadline: number;
   traceId: string;

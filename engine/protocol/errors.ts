@@ -44,10 +44,21 @@ export function invocationStopped(functionId: string, reason: string): ErrorBody
   });
 }
 
-export function invocationTimeout(functionId: string, ms: number): ErrorBody {
+/**
+ * `Invocation of <id> timed out after <ms>ms`; `engineDeadline`: the time-out
+ * was the engine's own setting, not one its caller chose, and the message
+ * names it (an npm iii-sdk caller's `timeoutMs` never reaches the engine, so
+ * a longer one still ends here: the setting is what to raise).
+ */
+export function invocationTimeout(
+  functionId: string,
+  ms: number,
+  engineDeadline = false,
+): ErrorBody {
+  const setting = engineDeadline ? " (the engine's invocation_timeout_ms)" : "";
   return markEngineFailure({
     code: ErrorCode.InvocationTimeout,
-    message: `Invocation of ${functionId} timed out after ${ms}ms`,
+    message: `Invocation of ${functionId} timed out after ${ms}ms${setting}`,
   });
 }
 
