@@ -21,20 +21,42 @@ log = logging.getLogger("engine_sdk")
 
 MAX_QUEUED_FRAMES = 1000
 
+MAX_FRAME_BYTES = 64 * 1024 * 1024 - 1
+"""The largest message, in UTF-8 bytes, the engine's server takes. It ends the connection on a
+larger one, failing every call in flight on it (below this the engine refuses a frame over its
+``max_frame_bytes`` with ``frame_too_large`` for that call alone), so no larger frame is sent."""
+
+
+class FrameTooLarge(ValueError):
+    """A frame is over :data:`MAX_FRAME_BYTES` as JSON: it was not sent."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"{size} bytes, over the {MAX_FRAME_BYTES} bytes the engine takes in one message")
+        self.size = size
+
+
+def oversize_message(what: str, size: int) -> str:
+    """Why a frame of ``size`` bytes was not sent: ``<what> is <size> bytes, over …: it was not sent``."""
+    return f"{what} is {size} bytes, over the {MAX_FRAME_BYTES} bytes the engine takes in one message: it was not sent"
+
 
 def encode_frame(frame: dict[str, Any]) -> bytes:
     """``frame`` as compact JSON in UTF-8, as ``JSON.stringify`` writes it: text as it is (not
     ``\\u00e9``, which would make non-ASCII text up to six times bigger on the wire, against the
     engine's frame limit), lone surrogates escaped. Raises ``TypeError``/``ValueError`` when the
     frame is not JSON-serializable (NaN and infinities included, and a value nested too deeply for
-    the encoder, whose ``RecursionError`` becomes a ``ValueError``)."""
+    the encoder, whose ``RecursionError`` becomes a ``ValueError``), and :class:`FrameTooLarge`
+    when it is over :data:`MAX_FRAME_BYTES`."""
     try:
         text = json.dumps(frame, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
     except RecursionError:
         raise ValueError("the value is nested too deeply to encode as JSON") from None
     # Surrogates, which UTF-8 cannot hold, can only stand inside JSON strings: "backslashreplace"
     # writes them as the JSON escape "\\udXXX".
-    return text.encode("utf-8", "backslashreplace")
+    data = text.encode("utf-8", "backslashreplace")
+    if len(data) > MAX_FRAME_BYTES:
+        raise FrameTooLarge(len(data))
+    return data
 
 
 def decode_frame(message: str | bytes) -> Any:
@@ -122,7 +144,7 @@ class Connection:
         When closed, the frame is dropped, or kept for the next open when
         ``queue`` is true (``wanted`` is asked again at flush time). Returns
         whether it was sent now. Raises ``TypeError``/``ValueError`` when the
-        frame is not JSON-serializable.
+        frame is not JSON-serializable, :class:`FrameTooLarge` when it is too large to send.
         """
         data = encode_frame(frame)
         if self.is_open:

@@ -5,9 +5,10 @@ loop reads them."""
 from __future__ import annotations
 
 import inspect
+import json
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 if TYPE_CHECKING:
     from .providers import ProvidedType
@@ -22,18 +23,28 @@ class FunctionEntry:
     description: str | None
     is_async: bool
     wants_metadata: bool
+    details: Mapping[str, Any] | None = None
+    """``metadata``, ``request_format`` and ``response_format``, those given."""
 
     def frame(self) -> dict[str, Any]:
         """The ``registerfunction`` frame."""
         frame: dict[str, Any] = {"type": "registerfunction", "id": self.id}
         if self.description is not None:
             frame["description"] = self.description
+        if self.details:
+            frame.update(self.details)
         return frame
 
 
-def make_entry(function_id: str, handler: Callable[..., Any], description: str | None) -> FunctionEntry:
+def make_entry(
+    function_id: str,
+    handler: Callable[..., Any],
+    description: str | None,
+    details: Mapping[str, Any] | None = None,
+) -> FunctionEntry:
     """Describes ``handler``; raises ``TypeError`` naming the id when it is not callable, and
-    ``ValueError`` when ``description`` is not a string (it is kept for every replay)."""
+    ``ValueError`` when ``description`` is not a string, ``metadata`` not a dict, or a detail holds
+    a value JSON cannot encode (each is kept for every replay)."""
     if not callable(handler):
         raise TypeError(
             f'Cannot register function "{function_id}": the handler is not callable ({type(handler).__name__})'
@@ -42,12 +53,25 @@ def make_entry(function_id: str, handler: Callable[..., Any], description: str |
         raise ValueError(
             f'Invalid function "{function_id}": "description" must be a string, got {type(description).__name__}'
         )
+    kept = {key: value for key, value in (details or {}).items() if value is not None}
+    if "metadata" in kept and not isinstance(kept["metadata"], Mapping):
+        raise ValueError(
+            f'Invalid function "{function_id}": "metadata" must be a dict, got {type(kept["metadata"]).__name__}'
+        )
+    if "metadata" in kept:
+        kept["metadata"] = dict(kept["metadata"])  # json encodes dicts, not every Mapping
+    for key, value in kept.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as err:
+            raise ValueError(f'Invalid function "{function_id}": "{key}" is not JSON-serializable: {err}') from None
     return FunctionEntry(
         function_id,
         handler,
         description,
         is_async(handler),
         _positional_arity(handler) >= 2,
+        kept or None,
     )
 
 

@@ -12,7 +12,7 @@ from . import frames
 from .calls import PendingCalls
 from .channel_refs import replace_channel_refs
 from .channels import open_end
-from .connection import Connection
+from .connection import Connection, FrameTooLarge, oversize_message
 from .context import InvocationScope
 from .dispatch import NOT_FOUND, error_body, result_frame, run_handler
 from .errors import EngineError
@@ -118,7 +118,7 @@ class Session:
             # Sent now, or at the flush of the next open if the call still waits then.
             if _send_call(self.conn, frame, lambda: self._calls.mark_sent(invocation_id)):
                 self._calls.mark_sent(invocation_id)
-        except ValueError:
+        except (ValueError, EngineError):
             self._calls.settle({"invocation_id": invocation_id})
             raise
         try:
@@ -284,6 +284,10 @@ class Session:
             return
         try:
             self.send_queued(result_frame(invocation_id, function_id, scope, result=result))
+        except FrameTooLarge as err:
+            # Sent, it would end the connection and fail every call in flight on it.
+            body = {"code": "frame_too_large", "message": oversize_message(f'Result of "{function_id}"', err.size)}
+            self.send_queued(result_frame(invocation_id, function_id, scope, error=body))
         except (TypeError, ValueError) as err:
             body = {
                 "code": "invocation_failed",
@@ -303,8 +307,12 @@ class Session:
 
 
 def _send_call(conn: Connection, frame: dict[str, Any], wanted: Any) -> bool:
+    function_id = frame["function_id"]
     try:
         return conn.send(frame, queue=True, wanted=wanted)
+    except FrameTooLarge as err:
+        message = oversize_message(f'Call to "{function_id}"', err.size)
+        raise EngineError("frame_too_large", message, function_id=function_id) from None
     except (TypeError, ValueError) as err:
         raise ValueError(
             f'Cannot call "{frame["function_id"]}": the payload is not JSON-serializable: {err}'

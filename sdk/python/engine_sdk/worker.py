@@ -131,9 +131,20 @@ class Worker:
     # Registration -----------------------------------------------------------
 
     def register_function(
-        self, function_id: str, handler: Callable[..., Any], *, description: str | None = None
+        self,
+        function_id: str,
+        handler: Callable[..., Any],
+        *,
+        description: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        request_format: Any = None,
+        response_format: Any = None,
     ) -> FunctionRef:
         """Registers ``handler`` under ``function_id`` (``<namespace>::<name>``).
+
+        ``description``, ``metadata`` (a dict), ``request_format`` and ``response_format`` (a JSON
+        Schema, say) go with the registration; ``engine::functions::list`` and the console show
+        them.
 
         The handler takes the payload (and, if it accepts a second positional
         argument, the invocation metadata) and returns a JSON-serializable
@@ -142,17 +153,19 @@ class Worker:
         the caller with ``invocation_failed``, or with the exception's ``code``
         attribute when it has one.
 
-        Raises ``ValueError`` for an invalid or duplicate id.
+        Raises ``ValueError`` for an invalid or duplicate id, and for a detail JSON cannot encode.
 
         Example::
 
             def add(payload):
                 return {"c": payload["a"] + payload["b"]}
 
-            worker.register_function("math::add", add)
+            worker.register_function("math::add", add, description="Adds two numbers",
+                                     request_format={"type": "object", "required": ["a", "b"]})
         """
         check_function_id(function_id)
-        entry = make_entry(function_id, handler, description)
+        details = {"metadata": metadata, "request_format": request_format, "response_format": response_format}
+        entry = make_entry(function_id, handler, description, details)
         self._ensure_running(f'Cannot register function "{function_id}"')
         self._registry.add_function(entry)
         self._post(self._session.send_registration, entry.frame())
@@ -352,6 +365,13 @@ class Worker:
             raise ValueError(f"Invalid trigger request: expected a dict, got {type(request).__name__}")
         function_id = request.get("function_id")
         check_target_id(function_id, "function_id")
+        unknown = [key for key in request if key not in _REQUEST_KEYS]
+        if unknown:
+            # A misspelt key ("data", "timeoutMs") would silently call with no payload or the default time-out.
+            raise ValueError(
+                f"Invalid trigger request for \"{function_id}\": unknown key {unknown[0]!r} "
+                f"(the keys are {', '.join(_REQUEST_KEYS)})"
+            )
         timeout_ms = request.get("timeout_ms", self.options.invocation_timeout_ms)
         if not is_number(timeout_ms) or timeout_ms <= 0:
             raise ValueError(f'Invalid "timeout_ms" for "{function_id}": expected a positive number, got {timeout_ms!r}')
@@ -463,6 +483,9 @@ class Worker:
             self._loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:
             pass  # the loop is closed: the worker is shut down
+
+
+_REQUEST_KEYS = ("function_id", "payload", "timeout_ms", "action", "metadata")
 
 
 def _create_request(buffer_size: int | None) -> dict[str, Any]:

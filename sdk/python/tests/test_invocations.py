@@ -188,6 +188,23 @@ class InvocationTest(support.WorkerTestCase):
         self.assertEqual(error["code"], "invocation_failed")
         self.assertRegex(error["message"], '^Cannot send the result of "demo::deep": not JSON-serializable: .*nested too deeply')
 
+    def test_a_result_too_large_for_the_engine_answers_frame_too_large_and_keeps_the_connection(self) -> None:
+        # Sent, a result of 64 MiB or more made the engine end the connection: every call in flight
+        # on it failed with invocation_stopped, and the caller never learnt why.
+        worker, peer = self.connect()
+        worker.register_function("demo::big", lambda p: "x" * (64 * 1024 * 1024))
+        worker.register_function("demo::small", lambda p: "ok")
+        peer.send(invoke("demo::big", {}))
+        error = peer.next_of("invocationresult")["error"]
+        self.assertEqual(error["code"], "frame_too_large")
+        self.assertRegex(
+            error["message"],
+            r'^Result of "demo::big" is \d+ bytes, over the 67108863 bytes the engine takes in one message: it was not sent$',
+        )
+        peer.send(invoke("demo::small", {}, "aaaaaaaa-0000-4000-8000-000000000002"))
+        self.assertEqual(peer.next_of("invocationresult")["result"], "ok")
+        self.assertEqual(worker._session.conn.connections, 1)  # noqa: SLF001
+
     def test_unknown_function_answers_function_not_found(self) -> None:
         _, peer = self.connect()
         peer.send(invoke("does::not_exist", {}))

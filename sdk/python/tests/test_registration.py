@@ -43,6 +43,39 @@ class RegistrationTest(support.WorkerTestCase):
             peer.next_frame(), {"type": "registerfunction", "id": "math::sub", "description": "Subtracts"}
         )
 
+    def test_register_function_sends_its_metadata_and_formats_and_replays_them(self) -> None:
+        # As the TypeScript SDK's registerFunction options: only "description" existed here.
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        peer = engine.wait_connection()
+        support.skip_open_burst(peer)
+        schema = {"type": "object", "properties": {"a": {"type": "number"}}}
+        meta = {"team": "billing"}
+        worker.register_function("math::add", lambda p: p, description="Adds", metadata=meta,
+                                 request_format=schema, response_format={"type": "number"})
+        meta["team"] = "changed"  # the registration keeps what was given
+        expected = {"type": "registerfunction", "id": "math::add", "description": "Adds", "metadata": {"team": "billing"},
+                    "request_format": schema, "response_format": {"type": "number"}}
+        self.assertEqual(peer.next_frame(), expected)
+        peer.drop()
+        replayed = engine.wait_connection(2)
+        self.assertEqual(replayed.next_of("registerfunction"), expected)
+
+    def test_register_function_refuses_details_it_could_not_send(self) -> None:
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        cases = [
+            ({"metadata": ["not", "a", "dict"]}, '"metadata" must be a dict, got list'),
+            ({"metadata": {"when": datetime.date(2024, 1, 1)}}, '"metadata" is not JSON-serializable: .*date'),
+            ({"request_format": {1, 2}}, '"request_format" is not JSON-serializable: .*set'),
+            ({"response_format": float("nan")}, '"response_format" is not JSON-serializable'),
+        ]
+        for details, message in cases:
+            with self.subTest(details=details):
+                with self.assertRaisesRegex(ValueError, f'^Invalid function "a::b": {message}'):
+                    worker.register_function("a::b", lambda p: p, **details)
+        worker.register_function("a::b", lambda p: p)  # nothing was kept from the refused ones
+
     def test_functions_registered_before_the_open_come_first(self) -> None:
         engine = self.start_engine(refuse_status=503)  # no connection until both are registered
         worker = self.start_worker(engine.url)

@@ -128,6 +128,40 @@ class TriggerTest(support.WorkerTestCase):
         with self.assertRaisesRegex(ValueError, 'Cannot call "a::b": the payload is not JSON-serializable'):
             worker.trigger({"function_id": "a::b", "payload": float("nan"), "action": TriggerAction.void()})
 
+    def test_a_misspelt_request_key_is_refused_rather_than_ignored(self) -> None:
+        # "data" for "payload" called with no payload; "timeoutMs" (the TypeScript spelling) kept the default.
+        worker, peer = self.connect()
+        for key in ("data", "timeoutMs", "timeout"):
+            with self.subTest(key=key):
+                with self.assertRaisesRegex(
+                    ValueError, f'^Invalid trigger request for "a::b": unknown key \'{key}\' \\(the keys are function_id, '
+                ):
+                    worker.trigger({"function_id": "a::b", key: 1})
+        peer.assert_quiet()
+
+    def test_a_call_too_large_for_the_engine_fails_alone_and_is_not_sent(self) -> None:
+        # The engine's server ends a connection sent a message of 64 MiB or more, failing every call
+        # in flight on it: such a call is refused here, and the connection goes on.
+        worker, peer = self.connect()
+        big = "x" * (64 * 1024 * 1024)
+        with self.assertRaises(EngineError) as caught:
+            worker.trigger({"function_id": "a::b", "payload": big})
+        err = caught.exception
+        self.assertEqual((err.code, err.function_id), ("frame_too_large", "a::b"))
+        self.assertRegex(
+            err.message,
+            r'^Call to "a::b" is \d+ bytes, over the 67108863 bytes the engine takes in one message: it was not sent$',
+        )
+        with self.assertRaisesRegex(EngineError, "^frame_too_large: Call to"):
+            worker.trigger({"function_id": "a::b", "payload": big, "action": TriggerAction.void()})
+        self.assertEqual(len(worker._session._calls), 0)  # noqa: SLF001
+        del big
+        call = support.in_thread(lambda: worker.trigger({"function_id": "a::c", "payload": 1}))
+        frame = peer.next_frame()
+        self.assertEqual(frame["function_id"], "a::c")
+        peer.send(result(frame, 2))
+        self.assertEqual(call.result(5), 2)
+
     def test_a_payload_too_deep_to_encode_is_refused_naming_the_function(self) -> None:
         worker, peer = self.connect()
         payload: list = []
