@@ -77,12 +77,14 @@ export async function consoleCommand(args: string[], io: Io): Promise<number> {
 /**
  * Starts the console inside a running engine (the built-in worker
  * `engine-console`). A console that cannot listen is reported, and the
- * engine goes on without it.
+ * engine goes on without it; `portHint` says how to move its port (see
+ * `port_variable.ts`).
  */
 export async function startEmbeddedConsole(
   engine: RunningEngine,
   config: ConsoleConfig,
   io: Io,
+  portHint = "",
 ): Promise<void> {
   try {
     await engine.startBuiltin(consoleWorker, {
@@ -97,7 +99,7 @@ export async function startEmbeddedConsole(
     // The engine goes on: a warning, with the way out.
     io.err(
       `Warning: ${(e as Error).message}: the engine runs without its console; choose another ` +
-        `"console.port" in the config file, or set "console.enabled: false"`,
+        `"console.port" in the config file${portHint}, or set "console.enabled: false"`,
     );
   }
 }

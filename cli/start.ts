@@ -24,6 +24,7 @@ import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
 import { startEmbeddedConsole } from "./console.ts";
 import { writeEngineRecord } from "./engine_record.ts";
+import { movePortHint, portVariable } from "./port_variable.ts";
 import { callerDir, resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
 import type { Io } from "./trigger.ts";
@@ -133,7 +134,7 @@ async function startAndRun(
     io.err(
       e instanceof Deno.errors.AddrInUse
         ? `Error: ${await fieldPlace(file, ["port"])}: ${where}: address already in use: ` +
-          `stop what uses it, or choose another "port"`
+          `stop what uses it, or choose another "port"${await portHint(file, ["port"])}`
         : `Error: ${file}: ${where}: ${(e as Error).message}`,
     );
     return 1;
@@ -145,7 +146,10 @@ async function startAndRun(
   // command time-out): a signal meanwhile stops the engine without waiting for it.
   if (
     config.console.enabled &&
-    await untilSignal(startEmbeddedConsole(engine, config.console, io), signalled) === SIGNALLED
+    await untilSignal(
+        startEmbeddedConsole(engine, config.console, io, await portHint(file, ["console", "port"])),
+        signalled,
+      ) === SIGNALLED
   ) return shutDown(await signalled, io, engine);
   for (const entry of config.workers) {
     const builtin = BUILTIN_WORKERS[entry.name];
@@ -163,7 +167,8 @@ async function startAndRun(
     } catch (e) {
       const message = (e as Error).message;
       const fix = /address already in use/.test(message)
-        ? `: stop what uses it, or choose another "port" in its config`
+        ? `: stop what uses it, or choose another "port" in its config` +
+          await workerPortHint(file, entry.name)
         : "";
       io.err(
         `Error: ${await entryPlace(file, entry.name)}: Worker "${entry.name}" failed to start: ` +
@@ -195,6 +200,17 @@ async function startAndRun(
 /** `<file>:<line>:<col>: <field>`: where field `path` is in the config file. */
 async function fieldPlace(file: string, path: string[]): Promise<string> {
   return placeOf(file, await Deno.readTextFile(file).catch(() => ""), path);
+}
+
+/** How to move the port at `path` for one run, when the file reads it from a variable. */
+async function portHint(file: string, path: (string | number)[]): Promise<string> {
+  return movePortHint(portVariable(await Deno.readTextFile(file).catch(() => ""), path));
+}
+
+/** {@link portHint} for the `port` of worker `name`'s config. */
+async function workerPortHint(file: string, name: string): Promise<string> {
+  const found = findWorkerEntry(await Deno.readTextFile(file).catch(() => ""), name);
+  return found ? await portHint(file, ["workers", found.index, "config", "port"]) : "";
 }
 
 /** `<file>:<line>: workers[<i>]`: where worker `name`'s entry is in the config file. */

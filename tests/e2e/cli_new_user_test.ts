@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startEngine } from "../../engine/engine.ts";
 import { parseLogsArgs } from "../../cli/logs.ts";
-import { runCli } from "../support/engine_process.ts";
+import { ROOT, runCli } from "../support/engine_process.ts";
 import { freePort } from "../support/ports.ts";
 
 Deno.test("engine worker commands run in a folder inside a project name the project's config instead of suggesting a new one", async () => {
@@ -73,3 +73,55 @@ Deno.test("engine logs --limit 0 prints no past entries (with --follow, only new
     await engine.stop();
   }
 });
+
+Deno.test("the README's engine-config.yaml with a port in use names the variable that moves it for one run", async () => {
+  // The Quick start says to move a taken port with ENGINE_PORT, ENGINE_HTTP_PORT or
+  // ENGINE_CONSOLE_PORT; the file holds no number to change, so the error names the variable.
+  const dir = await Deno.makeTempDir({ prefix: "engine-test-" });
+  try {
+    const file = join(dir, "engine-config.yaml");
+    await Deno.copyFile(join(ROOT, "engine-config.yaml"), file);
+    using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = String(taken.addr.port);
+    const hint = (variable: string) =>
+      `(the file reads it from ${variable}: ${variable}=<port> moves it for one run)`;
+
+    const engine = await runCli(["--config", file], { env: { ENGINE_PORT: port } });
+    assert.equal(engine.code, 1);
+    assert.match(
+      engine.stderr,
+      new RegExp(
+        `^Error: ${file}:\\d+:\\d+: port: Cannot listen on 127\\.0\\.0\\.1:${port}: ` +
+          `address already in use: stop what uses it, or choose another "port" ` +
+          `${escape(hint("ENGINE_PORT"))}\n$`,
+      ),
+    );
+
+    // The console warns and the engine goes on; engine-http's port stops it.
+    const workers = await runCli(["--config", file], {
+      env: { ENGINE_PORT: "0", ENGINE_HTTP_PORT: port, ENGINE_CONSOLE_PORT: port },
+    });
+    assert.equal(workers.code, 1, workers.stdout);
+    const lines = workers.stderr.trim().split("\n");
+    assert.equal(
+      lines[0],
+      `Warning: Console cannot listen on 127.0.0.1:${port}: address already in use: the engine ` +
+        `runs without its console; choose another "console.port" in the config file ` +
+        `${hint("ENGINE_CONSOLE_PORT")}, or set "console.enabled: false"`,
+    );
+    assert.match(
+      lines[1] ?? "",
+      new RegExp(
+        `^Error: ${file}:\\d+: workers\\[0\\]: Worker "engine-http" failed to start: ` +
+          `Cannot listen on 127\\.0\\.0\\.1:${port}: address already in use: stop what uses it, ` +
+          `or choose another "port" in its config ${escape(hint("ENGINE_HTTP_PORT"))}$`,
+      ),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
