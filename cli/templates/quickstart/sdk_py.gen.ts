@@ -20,15 +20,16 @@ import py15 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" 
 import py16 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
 import py17 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "text" };
 import py18 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
-import py19 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
-import py20 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
-import py21 from "../../../sdk/python/engine_sdk/open_ends.py" with { type: "text" };
-import py22 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
-import py23 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
-import py24 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
-import py25 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
-import py26 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
-import py27 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
+import py19 from "../../../sdk/python/engine_sdk/log_handler.py" with { type: "text" };
+import py20 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
+import py21 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
+import py22 from "../../../sdk/python/engine_sdk/open_ends.py" with { type: "text" };
+import py23 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
+import py24 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
+import py25 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
+import py26 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
+import py27 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
+import py28 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
 
 /** The Python SDK's files by name, written to `<worker>/engine_sdk/<name>`. */
 export const PYTHON_SDK: Readonly<Record<string, string>> = {
@@ -51,13 +52,14 @@ export const PYTHON_SDK: Readonly<Record<string, string>> = {
   "handler_pool.py": py16,
   "http_stream.py": py17,
   "ids.py": py18,
-  "logger.py": py19,
-  "metadata.py": py20,
-  "open_ends.py": py21,
-  "options.py": py22,
-  "providers.py": py23,
-  "registry.py": py24,
-  "session.py": py25,
-  "websocket.py": py26,
-  "worker.py": py27,
+  "log_handler.py": py19,
+  "logger.py": py20,
+  "metadata.py": py21,
+  "open_ends.py": py22,
+  "options.py": py23,
+  "providers.py": py24,
+  "registry.py": py25,
+  "session.py": py26,
+  "websocket.py": py27,
+  "worker.py": py28,
 };

@@ -71,7 +71,9 @@ def _write_wheel(wheel_directory: str, files: dict[str, bytes]) -> str:
 
 
 def _sources() -> dict[str, bytes]:
-    return {f"{PACKAGE}/{p.name}": p.read_bytes() for p in sorted((ROOT / PACKAGE).glob("*.py"))}
+    # py.typed (PEP 561): type checkers read the annotations of the installed package.
+    files = [*sorted((ROOT / PACKAGE).glob("*.py")), ROOT / PACKAGE / "py.typed"]
+    return {f"{PACKAGE}/{p.name}": p.read_bytes() for p in files}
 
 
 def get_requires_for_build_wheel(config_settings: Any = None) -> list[str]:

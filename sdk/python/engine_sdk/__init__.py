@@ -23,6 +23,7 @@ from .context import InvocationScope, TraceParent, current_scope, parse_tracepar
 from .errors import EngineError
 from .frames import TriggerAction
 from .http_stream import HttpStream
+from .log_handler import EngineLogHandler
 from .logger import Logger
 from .options import DEFAULT_ENGINE_URL, InitOptions
 from .providers import TriggerConfig
@@ -36,6 +37,7 @@ __all__ = [
     "ChannelWriter",
     "DEFAULT_ENGINE_URL",
     "EngineError",
+    "EngineLogHandler",
     "FunctionRef",
     "HttpStream",
     "InitOptions",

@@ -68,6 +68,12 @@ class Logger:
         self._emit("error", message, data)
 
     def _emit(self, level: str, message: Any, data: Any) -> None:
+        payload = self._send(level, message, data)
+        if payload is not None:
+            _print(level, payload)
+
+    def _send(self, level: str, message: Any, data: Any) -> dict[str, Any] | None:
+        """Sends the record through a running worker; returns it when there is none."""
         scope = current_scope()
         payload: dict[str, Any] = {"message": message if isinstance(message, str) else _text(message)}
         if data is not None:
@@ -86,8 +92,8 @@ class Logger:
         worker = self._worker or (scope.worker if scope is not None else None) or _default_worker()
         if worker is not None and worker.running:
             worker._log(level, payload)
-        else:
-            _print(level, payload)
+            return None
+        return payload
 
 
 def _default_worker() -> Any:

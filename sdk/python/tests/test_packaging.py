@@ -27,6 +27,7 @@ class PackagingTest(unittest.TestCase):
         backend = load_backend()
         self.assertEqual(backend.get_requires_for_build_wheel(), [])
         modules = sorted(f"engine_sdk/{n}" for n in os.listdir(os.path.join(support.SDK_ROOT, "engine_sdk")) if n.endswith(".py"))
+        modules = sorted([*modules, "engine_sdk/py.typed"])  # PEP 561: type checkers use the package's hints
         with tempfile.TemporaryDirectory() as out:
             name = backend.build_wheel(out)
             self.assertEqual(name, "engine_sdk-0.1.0-py3-none-any.whl")
