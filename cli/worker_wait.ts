@@ -8,8 +8,10 @@
  * @module
  */
 
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import type { SupervisedView } from "../engine/supervisor/functions.ts";
+import { MANIFEST_FILE } from "../engine/supervisor/manifest.ts";
+import { SHELL_CODES } from "../engine/supervisor/process.ts";
 import { callerDir } from "./paths.ts";
 import { formatDuration, progress } from "./progress.ts";
 import type { Io } from "./trigger.ts";
@@ -108,8 +110,11 @@ export async function waitForLocal(
 
 type Outcome = { kind: "ready" | "crashed"; worker: SupervisedView };
 
-/** Why a crashed worker is not running. */
-export function crashReason(w: Pick<SupervisedView, "error" | "last_exit">): string {
+/**
+ * Why a crashed worker is not running; for the shell's codes of a command it could not run, the
+ * manifest field to check (the worker's `path` is its folder).
+ */
+export function crashReason(w: Pick<SupervisedView, "error" | "last_exit" | "path">): string {
   if (w.error) return w.error;
   const exit = w.last_exit;
   if (!exit) return "it stopped";
@@ -119,6 +124,9 @@ export function crashReason(w: Pick<SupervisedView, "error" | "last_exit">): str
     : exit.code === 0
     ? `exit code 0 ${after}: it ended, and a worker must keep running (a Python worker ends ` +
       `with worker.run_forever())`
+    : SHELL_CODES[exit.code]
+    ? `exit code ${exit.code} ${after}: ${SHELL_CODES[exit.code]}: check scripts.start in ` +
+      join(w.path, MANIFEST_FILE)
     : `exit code ${exit.code} ${after}`;
   return `${how}; the engine restarts it with backoff`;
 }

@@ -24,7 +24,7 @@ import { osLimitHint } from "./os_limits.ts";
  * The exit codes `sh` gives when it cannot run a command: said with the exit, naming the field,
  * since a typo in `scripts.start` otherwise looks like a worker crashing.
  */
-const SHELL_CODES: Record<number, string> = {
+export const SHELL_CODES: Record<number, string> = {
   126: `code 126 is the shell's "cannot execute": is the file executable?`,
   127: `code 127 is the shell's "command not found"`,
 };

@@ -1,6 +1,7 @@
 /**
  * `engine worker add` against a running engine, where a user's mistake
- * shows: a worker that ends at once, a built-in worker whose port is taken.
+ * shows: a worker that ends at once, a typo in scripts.start, a built-in
+ * worker whose port is taken.
  * Real engine and CLI processes, real workers.
  */
 import assert from "node:assert/strict";
@@ -43,6 +44,37 @@ Deno.test("engine worker add of a Python worker that ends without run_forever() 
           'Once it is fixed, "engine worker add \\./workers/quits --force" restarts it at once; ' +
           '"engine worker remove quits" takes it out of the config\\n$',
       ),
+    );
+  } finally {
+    await engine.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("engine worker add of a worker whose scripts.start names no command says so and names the manifest", async () => {
+  const { dir, file } = await tempConfig(CONFIG);
+  await writeLocalWorker(`${dir}/workers/typo`, {
+    name: "typo",
+    entry: "main.ts",
+    start: "denoo run main.ts",
+    files: { "main.ts": "" },
+  });
+  const engine = await spawnEngine({ config: file });
+  try {
+    const r = await runCli(["worker", "add", "./workers/typo"], {
+      cwd: dir,
+      env: { ENGINE_URL: engine.url, ENGINE_CALLER_DIR: dir },
+    });
+    assert.equal(r.code, 1, r.stdout);
+    // The engine's log said it; the command, which is what the user reads, said only "code 127".
+    const firstLine = r.stderr.split("\n")[0]!;
+    assert.match(
+      firstLine,
+      /^Error: "typo" crashed: exit code 127 after [\d.]+s: code 127 is the shell's "command not found": check scripts\.start in (.+); the engine restarts it with backoff$/,
+    );
+    assert.equal(
+      /in (\S+); the engine/.exec(firstLine)![1],
+      `${dir}/workers/typo/engine.worker.yaml`,
     );
   } finally {
     await engine.stop();
