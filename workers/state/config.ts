@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import { storeConfigFields } from "../_shared/store_config.ts";
+import { DEFAULT_MAX_LIST_BYTES } from "./list_bound.ts";
 
 /** 1 MiB: the default `max_value_bytes`. */
 export const DEFAULT_MAX_VALUE_BYTES = 1024 * 1024;
@@ -17,6 +18,8 @@ export const StateConfigSchema = z.strictObject({
   ...storeConfigFields("./data/state.db"),
   /** Largest value `state::set` and `state::update` store, in bytes of compact JSON. */
   max_value_bytes: z.number().int().positive().default(DEFAULT_MAX_VALUE_BYTES),
+  /** Largest answer of `state::list` and `state::list_keys`, in bytes of keys and values. */
+  max_list_bytes: z.number().int().positive().default(DEFAULT_MAX_LIST_BYTES),
 });
 
 /** The parsed config of the `engine-state` worker. */

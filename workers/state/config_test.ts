@@ -9,6 +9,7 @@ Deno.test("stateWorker.parseConfig() fills every default", () => {
     synchronous: "normal",
     url: "redis://localhost:6379",
     max_value_bytes: 1_048_576,
+    max_list_bytes: 33_554_432,
   };
   assert.deepEqual(stateWorker.parseConfig(undefined), expected);
   assert.deepEqual(stateWorker.parseConfig(null), expected);

@@ -24,7 +24,7 @@ import { SqliteStore } from "./sqlite.ts";
 import type { StateStore } from "./store.ts";
 
 /** Stores over a back end, opened with a value size limit. */
-type Backend = StoreBackend<StateStore, { maxValueBytes?: number }>;
+type Backend = StoreBackend<StateStore, { maxValueBytes?: number; maxListBytes?: number }>;
 
 type Case = StoreCase<Backend, StateStore>;
 
@@ -278,13 +278,37 @@ const cases: Record<string, Case> = {
   },
 };
 
+cases["list() over maxListBytes fails with LIST_TOO_LARGE naming the scope and the limit"] = async (
+  backend,
+  stores,
+) => {
+  const store = await backend.open({ maxValueBytes: LIMIT, maxListBytes: 110 });
+  stores.push(store);
+  // Each entry is 2 bytes of key and 32 of JSON text: three fit, a fourth does not.
+  for (const key of ["k1", "k2", "k3"]) await store.set("big", key, "x".repeat(30));
+  assert.equal((await store.list("big")).length, 3);
+  await store.set("big", "k4", "x".repeat(30));
+  await assert.rejects(
+    async () => await store.list("big"),
+    (error: unknown) => {
+      assert.ok(error instanceof CallError);
+      assert.equal(error.code, "LIST_TOO_LARGE");
+      assert.equal(
+        error.message,
+        'Scope "big" is over 110 bytes of keys and values (over 136 bytes in its first 4 entries): ' +
+          "a list answers at most 110 bytes (max_list_bytes); raise the limit, or spread the values over more scopes",
+      );
+      return true;
+    },
+  );
+};
+
 const conformance = storeConformance("StateStore", cases);
 
 conformance("memory", () =>
   memoryHarness((): Backend => ({
     shared: false,
-    open: (options) =>
-      Promise.resolve(new MemoryStore({ maxValueBytes: options?.maxValueBytes ?? LIMIT })),
+    open: (options) => Promise.resolve(new MemoryStore({ maxValueBytes: LIMIT, ...options })),
   })));
 
 conformance("sqlite", () =>
@@ -292,15 +316,12 @@ conformance("sqlite", () =>
     shared: true,
     open: (options) =>
       Promise.resolve(
-        SqliteStore.open({
-          path: join(dir, "state.db"),
-          maxValueBytes: options?.maxValueBytes ?? LIMIT,
-        }),
+        SqliteStore.open({ path: join(dir, "state.db"), maxValueBytes: LIMIT, ...options }),
       ),
   })));
 
 conformance("redis", () =>
   redisHarness((url): Backend => ({
     shared: true,
-    open: (options) => RedisStore.connect({ url, maxValueBytes: options?.maxValueBytes ?? LIMIT }),
+    open: (options) => RedisStore.connect({ url, maxValueBytes: LIMIT, ...options }),
   })));

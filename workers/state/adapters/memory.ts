@@ -8,6 +8,7 @@
 
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
+import { DEFAULT_MAX_LIST_BYTES, listBound } from "../list_bound.ts";
 import {
   type DeleteOutcome,
   planUpdate,
@@ -23,10 +24,12 @@ export class MemoryStore implements StateStore {
   readonly adapter = "memory";
   readonly #scopes = new Map<string, Map<string, string>>();
   readonly #maxValueBytes: number;
+  readonly #maxListBytes: number;
   #closed = false;
 
   constructor(options: StoreOptions) {
     this.#maxValueBytes = options.maxValueBytes;
+    this.#maxListBytes = options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
   }
 
   get(scope: string, key: string): JsonValue | undefined {
@@ -61,7 +64,10 @@ export class MemoryStore implements StateStore {
   }
 
   list(scope: string): StateEntry[] {
-    const entries = [...this.#scope(scope) ?? []].sort(([a], [b]) => compareKeys(a, b));
+    const count = listBound(scope, this.#maxListBytes);
+    const entries = [...this.#scope(scope) ?? []];
+    for (const [key, text] of entries) count(key, text);
+    entries.sort(([a], [b]) => compareKeys(a, b));
     return entries.map(([key, text]) => ({ key, value: decodeStored(text) }));
   }
 

@@ -1,6 +1,6 @@
 /**
- * Opens the adapter a parsed config names, each with the config's value size
- * limit.
+ * Opens the adapter a parsed config names, each with the config's value and
+ * list size limits.
  *
  * @module
  */
@@ -14,10 +14,10 @@ import type { StateStore } from "./store.ts";
 
 /** The store `config` asks for, opened and ready. */
 export function openStore(config: StateConfig, options: OpenStoreOptions): Promise<StateStore> {
-  const maxValueBytes = config.max_value_bytes;
+  const limits = { maxValueBytes: config.max_value_bytes, maxListBytes: config.max_list_bytes };
   return openChosenStore<StateStore>(config, options, {
-    memory: () => new MemoryStore({ maxValueBytes }),
-    sqlite: (file) => SqliteStore.open({ ...file, maxValueBytes }),
-    redis: (server) => RedisStore.connect({ ...server, maxValueBytes }),
+    memory: () => new MemoryStore(limits),
+    sqlite: (file) => SqliteStore.open({ ...file, ...limits }),
+    redis: (server) => RedisStore.connect({ ...server, ...limits }),
   });
 }

@@ -18,6 +18,7 @@ import type { Redis } from "ioredis";
 import { closeRedis, connectRedis, type RedisConnectOptions } from "../../_shared/redis.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, decodeStored, encodeValue, type JsonValue, quoteName } from "../values.ts";
+import { DEFAULT_MAX_LIST_BYTES, listBound } from "../list_bound.ts";
 import {
   defineStateScripts,
   MARK_TTL_MS,
@@ -53,12 +54,14 @@ export class RedisStore implements StateStore {
   readonly adapter = "redis";
   readonly #redis: Redis & StateScripts;
   readonly #maxValueBytes: number;
+  readonly #maxListBytes: number;
   /** The tail of each key's queue of updates from this process. */
   readonly #updates = new Map<string, Promise<unknown>>();
 
   private constructor(redis: Redis, options: RedisStoreOptions) {
     this.#redis = defineStateScripts(redis);
     this.#maxValueBytes = options.maxValueBytes;
+    this.#maxListBytes = options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
   }
 
   /** Connects to `options.url`; rejects when Redis does not answer. */
@@ -140,6 +143,9 @@ export class RedisStore implements StateStore {
 
   async list(scope: string): Promise<StateEntry[]> {
     const fields = await this.#inScope(scope, () => this.#redis.hgetall(PREFIX + scope));
+    // Counted once read: Redis sends the whole hash, but the caller gets no answer over the bound.
+    const count = listBound(scope, this.#maxListBytes);
+    for (const [key, text] of Object.entries(fields)) count(key, text);
     return Object.keys(fields).sort(compareKeys).map((key) => ({
       key,
       value: decodeStored(fields[key] as string),

@@ -27,6 +27,7 @@ import {
 } from "../../_shared/sqlite.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
+import { DEFAULT_MAX_LIST_BYTES, listBound } from "../list_bound.ts";
 import {
   type DeleteOutcome,
   planUpdate,
@@ -59,6 +60,7 @@ export class SqliteStore implements StateStore {
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #maxValueBytes: number;
+  readonly #maxListBytes: number;
   readonly #sql: Record<"get" | "upsert" | "remove" | "list" | "groups", StatementSync>;
   readonly #transaction: Transaction;
 
@@ -66,6 +68,7 @@ export class SqliteStore implements StateStore {
     this.#db = db;
     this.path = options.path;
     this.#maxValueBytes = options.maxValueBytes;
+    this.#maxListBytes = options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
     this.#transaction = writeTransaction(db, file);
     this.#sql = {
       get: db.prepare("SELECT value FROM state_entries WHERE scope = ? AND key = ?"),
@@ -128,7 +131,13 @@ export class SqliteStore implements StateStore {
   }
 
   list(scope: string): StateEntry[] {
-    const rows = this.#sql.list.all(scope) as { key: string; value: string }[];
+    // Row by row, counted: a scope over the bound is refused before the rest is read.
+    const count = listBound(scope, this.#maxListBytes);
+    const rows: { key: string; value: string }[] = [];
+    for (const row of this.#sql.list.iterate(scope) as Iterable<{ key: string; value: string }>) {
+      count(row.key, row.value);
+      rows.push(row);
+    }
     rows.sort((a, b) => compareKeys(a.key, b.key));
     return rows.map((row) => ({ key: row.key, value: decodeStored(row.value) }));
   }

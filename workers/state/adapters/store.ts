@@ -52,6 +52,12 @@ export interface UpdateOutcome {
 export interface StoreOptions {
   /** Largest value `set` or `update` may store, in UTF-8 bytes of compact JSON. */
   maxValueBytes: number;
+  /**
+   * Largest `list` answer, in UTF-8 bytes of keys and stored values; a list
+   * over it fails with `LIST_TOO_LARGE` once that much is read. Default 32
+   * MiB (`list_bound.ts`).
+   */
+  maxListBytes?: number;
 }
 
 /**
