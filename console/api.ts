@@ -147,6 +147,14 @@ export function createApi(link: EngineLink, info: { version: string }): Hono {
     const headers = body.headers ?? {};
     const bad = headersProblem(headers);
     if (bad) return badRequest(c, `The headers must be an object of strings: ${bad}`);
+    // The body is sent as the text it is; an object was dropped and the request went without one.
+    if (body.body !== undefined && typeof body.body !== "string") {
+      return badRequest(
+        c,
+        `The body must be text, the request's bytes as a string (JSON.stringify an object): ` +
+          `got ${kindOf(body.body)}`,
+      );
+    }
     const result = await sendHttpRequest(link, {
       method: typeof body.method === "string" ? body.method.toUpperCase() : "GET",
       path: body.path,
@@ -215,6 +223,13 @@ function badRequest(c: Context, message: string) {
 }
 
 /** Why `v` is not an object of string header values, or undefined when it is. */
+/** "null", "an array", "an object", "a number", … */
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
 function headersProblem(v: unknown): string | undefined {
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
     return `got ${JSON.stringify(v)}`;

@@ -209,6 +209,12 @@ Deno.test("POST /api/http sends the request to engine-http; the trace shows the 
         { method: "GET", path: "/hello", headers: ["a"] },
         'The headers must be an object of strings: got ["a"]',
       ],
+      // Before, a body that was not a string was dropped: the request went without one.
+      [
+        { method: "POST", path: "/hello", body: { name: "ada" } },
+        "The body must be text, the request's bytes as a string (JSON.stringify an object): " +
+        "got an object",
+      ],
     ] as const;
     for (const [body, message] of refused) {
       const r = await h.app.request("/api/http", json(body));
