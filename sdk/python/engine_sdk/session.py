@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from concurrent.futures import Executor
 from typing import Any
 
@@ -54,6 +55,8 @@ class Session:
         self.ends = OpenEnds()
         """The channel ends of this worker with an open socket, broken off at shutdown."""
         self._opened = 0  # counts opens: an answer decided on an earlier connection is not sent
+        self.open_now = threading.Event()
+        """Set while the connection is open (after the open burst was sent), for ``wait_connected``."""
         self._url = url
         self._options = options
         self.conn = Connection(
@@ -145,8 +148,10 @@ class Session:
             self._replayed.add(("registertrigger", trigger["id"]))
         self.conn.flush_queue()
         self.conn.send(frames.invoke(None, "engine::workers::register", self._metadata, frames.VOID, None, None))
+        self.open_now.set()
 
     def _on_close(self, code: int, reason: str) -> None:
+        self.open_now.clear()
         # The engine forgets the triggers of this worker's trigger types with the connection and
         # hands them over again once the types are replayed: let go of them until then.
         if not self._closed:

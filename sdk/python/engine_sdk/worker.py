@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -122,6 +123,30 @@ class Worker:
     def connected(self) -> bool:
         """Whether the WebSocket to the engine is open right now."""
         return self._session.conn.is_open
+
+    def wait_connected(self, timeout: float | None = None) -> bool:
+        """Blocks until the worker is connected (its registrations sent), at most ``timeout``
+        seconds; returns whether it is. Calls made before need no wait: they are sent on the open.
+
+        Example::
+
+            worker = register_worker()
+            if not worker.wait_connected(10):
+                raise SystemExit("no engine at " + worker.url)
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.running:
+            left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
+            if self._session.open_now.wait(max(left, 0)) and self.connected:
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+        return self.running and self.connected
+
+    async def wait_connected_async(self, timeout: float | None = None) -> bool:
+        """The ``async`` form of :meth:`wait_connected` (TypeScript: ``await worker.ready()``); it does
+        not block the calling event loop."""
+        return await asyncio.to_thread(self.wait_connected, timeout)
 
     @property
     def worker_id(self) -> str | None:
@@ -431,6 +456,24 @@ class Worker:
         if scope is not None and scope.worker is self:
             return  # a handler stopping its own worker: the drain waits for it, so it must not wait here
         self._thread.join(drain_timeout + timeout)
+
+    async def shutdown_async(self, timeout: float = 5.0, *, drain_timeout: float = 5.0) -> None:
+        """The ``async`` form of :meth:`shutdown`, for asyncio programs (a FastAPI lifespan, say):
+        it waits in another thread, so the calling event loop goes on meanwhile, and the worker's
+        handlers that await work of that loop can finish and answer within ``drain_timeout``.
+
+        Example::
+
+            @contextlib.asynccontextmanager
+            async def lifespan(app):
+                worker = register_worker()
+                yield
+                await worker.shutdown_async()
+        """
+        if asyncio.get_running_loop() is self._loop:
+            self.shutdown(timeout, drain_timeout=drain_timeout)  # on the worker's own loop: begins it, never waits
+            return
+        await asyncio.to_thread(self.shutdown, timeout, drain_timeout=drain_timeout)
 
     def __enter__(self) -> Worker:
         return self
