@@ -1,6 +1,7 @@
 /**
  * Every reply the worker makes itself (as opposed to a function's response)
- * has one shape, `{"error": {"code", "message", "error_id"?}}`. Inside, steps
+ * has one shape, `{"error": {"code", "message", "error_id"?}}` (the 422 of a
+ * condition adds `"skipped": true`, as the reference's does). Inside, steps
  * throw {@link HttpError}; {@link errorReply} is the one place that turns any
  * failure into that reply, and the only place a 500 gets its `error_id` and
  * its log entry.
@@ -33,6 +34,8 @@ export interface HttpErrorOptions {
   headers?: Record<string, string>;
   /** For the log of a 500: the function involved, its stack trace, the original error. */
   detail?: Record<string, unknown>;
+  /** More top-level fields of the reply's body, beside `error` (the 422's `skipped: true`). */
+  fields?: Record<string, unknown>;
 }
 
 /** A request that ends in an error reply with `status`. */
@@ -41,6 +44,7 @@ export class HttpError extends Error {
   readonly code: string;
   readonly headers: Record<string, string> | undefined;
   readonly detail: Record<string, unknown> | undefined;
+  readonly fields: Record<string, unknown> | undefined;
 
   constructor(status: number, code: string, message: string, options: HttpErrorOptions = {}) {
     super(message);
@@ -49,6 +53,7 @@ export class HttpError extends Error {
     this.code = code;
     this.headers = options.headers;
     this.detail = options.detail;
+    this.fields = options.fields;
   }
 }
 
@@ -101,7 +106,7 @@ export function errorReply(error: unknown, log: Logger, options: ErrorReplyOptio
   if (known?.headers) {
     for (const [name, value] of Object.entries(known.headers)) headers.set(name, value);
   }
-  return new Response(JSON.stringify({ error: body }), { status, headers });
+  return new Response(JSON.stringify({ error: body, ...known?.fields }), { status, headers });
 }
 
 /** 16 random lower-case hex digits. */

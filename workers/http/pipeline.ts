@@ -93,7 +93,10 @@ export async function runPipeline(options: PipelineOptions, incoming: Incoming):
       payload: handlerRequest,
     });
     if (!conditionPassed(route.conditionFunctionId, result, options.log)) {
-      throw new HttpError(422, Code.ConditionNotMet, "Request condition not met");
+      // `skipped: true`, as the reference says it: the handler was skipped, not failed.
+      throw new HttpError(422, Code.ConditionNotMet, "Request condition not met", {
+        fields: { skipped: true },
+      });
     }
   }
 
