@@ -35,6 +35,8 @@ export class BuiltinPeer implements Peer {
   #running = new Map<string, AbortController>();
   #idleWaiters: (() => void)[] = [];
   #stoppable = new WeakMap<AbortSignal, Set<string>>();
+  /** How many times each trigger id was handed to a provider: a later one outdates an unregister. */
+  #handed = new Map<string, number>();
 
   constructor(engine: Engine) {
     this.#engine = engine;
@@ -105,10 +107,13 @@ export class BuiltinPeer implements Peer {
         message: `Trigger type "${binding.type}" not found on worker "${this.#conn.name}"`,
       };
     }
+    const handed = (this.#handed.get(binding.id) ?? 0) + 1;
+    this.#handed.set(binding.id, handed);
     try {
       await provider.registerTrigger(binding);
       return undefined;
     } catch (e) {
+      if (this.#handed.get(binding.id) === handed) this.#handed.delete(binding.id); // no unregister follows
       return {
         code: ErrorCode.TriggerRegistrationFailed,
         message: (e as Error).message ?? String(e),
@@ -119,7 +124,14 @@ export class BuiltinPeer implements Peer {
   unregisterTrigger(binding: TriggerBinding): void {
     const provider = this.providers.get(binding.type);
     if (!provider) return;
-    Promise.resolve().then(() => provider.unregisterTrigger(binding)).catch((e) =>
+    // Later, so the engine is not re-entered; but a registration of the same id made meanwhile (a
+    // trigger replaced with a new config) took the old one's place already, and is kept.
+    const handed = this.#handed.get(binding.id);
+    Promise.resolve().then(() => {
+      if (this.#handed.get(binding.id) !== handed) return;
+      this.#handed.delete(binding.id);
+      return provider.unregisterTrigger(binding);
+    }).catch((e) =>
       this.#engine.log.error(`Unregistering trigger "${binding.id}" failed`, { error: String(e) })
     );
   }

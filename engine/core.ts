@@ -8,7 +8,7 @@
 import type { ErrorBody, Logger } from "./api.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import { type FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
-import { type TriggerRecord, TriggerRegistry } from "./registry/triggers.ts";
+import { TriggerRegistry } from "./registry/triggers.ts";
 import { route } from "./router.ts";
 import { type Invocation, Invocations, type Outcome } from "./invocations.ts";
 import { RegistrationLog } from "./registration_log.ts";
@@ -19,7 +19,7 @@ import { isCliConnection, registeredLine } from "./connection_log.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
 import type { TraceStore } from "./observability/traces.ts";
 import { callSpan, isTraced } from "./call_span.ts";
-import { binding } from "./trigger_binding.ts";
+import { TriggerBindings } from "./trigger_bindings.ts";
 import { sameToken } from "./token.ts";
 
 export type { Outcome } from "./invocations.ts";
@@ -79,6 +79,7 @@ export class Engine {
   readonly refusedIds = new RefusedIds(); // named by function_not_found
   #listeners = new Set<(event: EngineEvent) => void>();
   #registrations: RegistrationLog;
+  #bindings: TriggerBindings;
   #tick = 0;
   #inFlight = (owner: string) => this.invocations.inFlight(owner);
   #holds = new Holds({
@@ -99,6 +100,12 @@ export class Engine {
     this.#registrations = new RegistrationLog(options.log);
     this.traces = options.traces;
     this.invocationTimeoutMs = options.invocationTimeoutMs ?? 30_000;
+    this.#bindings = new TriggerBindings({
+      workers: this.workers,
+      triggers: this.triggers,
+      log: this.log,
+      changed: () => this.#emit({ type: "triggers_changed" }),
+    });
   }
 
   // ---- events -------------------------------------------------------------
@@ -168,8 +175,7 @@ export class Engine {
     for (const id of this.invocations.ofTarget(workerId)) {
       this.stop(id, `worker "${conn.name}" ${reason} before answering`);
     }
-    for (const t of this.triggers.ofOwner(workerId)) this.#dropTrigger(t);
-    for (const type of this.triggers.typesOf(workerId)) this.#dropTriggerType(conn, type.id);
+    this.#bindings.dropWorker(conn);
     if (removed.length > 0) {
       // Built-in workers come and go with the engine, the CLI's connections with its commands.
       if (conn.kind === "websocket" && !isCliConnection(conn)) {
@@ -348,151 +354,27 @@ export class Engine {
     }
   }
 
-  // ---- trigger types and triggers ----------------------------------------
+  // ---- trigger types and triggers (trigger_bindings.ts) ----------------------
 
-  /**
-   * Adds or replaces the provider of trigger type `id`. A type a built-in
-   * worker provides (`http`, `state`) is refused to a worker: its triggers
-   * (every HTTP route) would move to that worker, and once it left, the type
-   * would be gone until the built-in worker restarted.
-   */
+  /** Adds or replaces the provider of trigger type `id` ({@linkcode TriggerBindings.registerType}). */
   registerTriggerType(conn: WorkerConn, id: string, description: string): ErrorBody | undefined {
-    // A connection already gone (replaced by a reattach, say) registers nothing: no one would remove it.
-    if (!this.workers.has(conn.id)) return undefined;
-    const previous = this.triggers.type(id);
-    const holder = previous && previous.owner !== conn.id
-      ? this.workers.get(previous.owner)
-      : undefined;
-    if (holder?.kind === "builtin" && conn.kind !== "builtin") {
-      return {
-        code: "trigger_type_taken",
-        message:
-          `Cannot register trigger type "${id}": the built-in worker "${holder.name}" provides it, use another id`,
-      };
-    }
-    if (previous && previous.owner !== conn.id) {
-      this.log.warn(`Trigger type "${id}" is now provided by worker "${conn.name}"`);
-      // The triggers move to the new provider: the old one lets go of those it holds, or they
-      // would fire from both, and on after their workers unregistered them (only the provider
-      // of the moment is told of that).
-      const old = this.workers.get(previous.owner)?.peer;
-      for (const t of this.triggers.ofType(id)) {
-        if (t.status === "active") old?.unregisterTrigger(binding(t));
-      }
-    }
-    const waiting = this.triggers.addType(id, description, conn.id);
-    for (const t of waiting) this.#activate(t);
-    this.#emit({ type: "triggers_changed" });
-    return undefined;
+    return this.#bindings.registerType(conn, id, description);
   }
 
   unregisterTriggerType(conn: WorkerConn, id: string): void {
-    if (this.#dropTriggerType(conn, id)) this.#emit({ type: "triggers_changed" });
+    this.#bindings.unregisterType(conn, id);
   }
 
-  /** Removes trigger type `id` of `conn`; its triggers wait for a new provider, and the log says so. */
-  #dropTriggerType(conn: WorkerConn, id: string): boolean {
-    if (!this.triggers.removeType(id, conn.id)) return false;
-    const waiting = this.triggers.ofType(id).length;
-    if (waiting > 0 && conn.kind === "websocket") {
-      this.log.warn(
-        `Trigger type "${id}" is gone with its provider "${conn.name}": ${waiting} trigger(s) of it wait for a worker that provides it`,
-      );
-    }
-    return true;
-  }
-
-  /**
-   * Adds (or, for its own worker, replaces) a trigger. A trigger id of
-   * another connected worker is refused: the ids are listed to every worker
-   * (`engine::registered-triggers::list`), and taking one over would move
-   * that worker's route to the taker.
-   */
+  /** Adds (or, for its own worker, replaces) a trigger ({@linkcode TriggerBindings.register}). */
   registerTrigger(
     conn: WorkerConn,
     t: { id: string; type: string; functionId: string; config: unknown; metadata?: unknown },
   ): ErrorBody | undefined {
-    if (!this.workers.has(conn.id)) return undefined; // gone: as registerTriggerType
-    const existing = this.triggers.get(t.id);
-    const holder = existing && existing.owner !== conn.id
-      ? this.workers.get(existing.owner)
-      : undefined;
-    if (holder !== undefined) {
-      return {
-        code: "trigger_id_taken",
-        message:
-          `Cannot register trigger "${t.id}": the id belongs to a trigger of worker "${holder.name}", use another id`,
-      };
-    }
-    const { record, replaced } = this.triggers.add({ ...t, owner: conn.id });
-    if (replaced?.status === "active") {
-      this.#providerOf(replaced)?.unregisterTrigger(binding(replaced));
-    }
-    this.#activate(record);
-    this.#emit({ type: "triggers_changed" });
-    return undefined;
+    return this.#bindings.register(conn, t);
   }
 
   /** Removes a trigger; only the worker that registered it may. */
   unregisterTrigger(conn: WorkerConn, id: string): boolean {
-    const record = this.triggers.get(id);
-    if (!record || record.owner !== conn.id) return false;
-    this.#dropTrigger(record);
-    this.#emit({ type: "triggers_changed" });
-    return true;
-  }
-
-  #dropTrigger(record: TriggerRecord<string>): void {
-    this.triggers.remove(record.id);
-    if (record.status === "active") this.#providerOf(record)?.unregisterTrigger(binding(record));
-  }
-
-  #providerOf(record: TriggerRecord<string>): Peer | undefined {
-    const type = this.triggers.type(record.type);
-    return type ? this.workers.get(type.owner)?.peer : undefined;
-  }
-
-  #activate(record: TriggerRecord<string>): void {
-    const provider = this.#providerOf(record);
-    if (!provider) {
-      record.status = "pending";
-      this.log.warn(
-        `Trigger "${record.id}" for ${record.functionId} waits: no worker provides trigger type "${record.type}" yet`,
-      );
-      return;
-    }
-    const b = binding(record);
-    provider.registerTrigger(b).then((refusal) => {
-      const now = this.triggers.get(record.id);
-      if (now !== record) {
-        // Removed while the provider was deciding (unregistered, or its worker left): the
-        // provider never heard of the removal, so it is told now, or it would fire forever.
-        // A trigger replaced under the same id was sent to the provider again: nothing to undo.
-        if (now === undefined && !refusal) provider.unregisterTrigger(b);
-        return;
-      }
-      // The answer of a provider that has left since (its connection's end answers for it):
-      // the trigger waits for the next provider, which decides afresh. One that is no longer the
-      // type's provider (another worker took the type over) lets go of a trigger it accepted.
-      if (this.#providerOf(record) !== provider) {
-        if (!refusal) provider.unregisterTrigger(b);
-        return;
-      }
-      if (refusal) {
-        record.status = "failed";
-        record.error = refusal.message;
-        const registrant = this.workers.get(record.owner);
-        this.log.warn(
-          `Trigger "${record.id}" (${record.type}) of ${record.functionId} from worker "${
-            registrant?.name ?? record.owner
-          }" refused: ${refusal.message}`,
-        );
-        registrant?.peer.triggerRefused(b, refusal);
-      } else {
-        record.status = "active";
-        delete record.error;
-      }
-      this.#emit({ type: "triggers_changed" });
-    });
+    return this.#bindings.unregister(conn, id);
   }
 }
