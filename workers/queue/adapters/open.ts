@@ -15,7 +15,8 @@ import type { QueueStore } from "./store.ts";
 export function openStore(config: QueueConfig, options: OpenStoreOptions): Promise<QueueStore> {
   return openChosenStore<QueueStore>(config, options, {
     memory: () => new MemoryStore(),
-    sqlite: (file) => SqliteStore.open(file),
+    sqlite: (file) =>
+      SqliteStore.open({ ...file, ...(options.log === undefined ? {} : { log: options.log }) }),
     redis: (server) => RedisStore.connect(server),
   });
 }

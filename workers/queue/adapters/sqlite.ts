@@ -22,7 +22,7 @@
 import { parseExact } from "../../../engine/protocol/exact_json.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { setImmediate } from "node:timers";
-import type { ErrorBody } from "../../../engine/api.ts";
+import type { ErrorBody, Logger } from "../../../engine/api.ts";
 import {
   type DatabaseFile,
   openDatabase,
@@ -40,6 +40,7 @@ import type {
   QueueStore,
   Reschedule,
 } from "./store.ts";
+import { SqliteOutageLog } from "./sqlite_outage.ts";
 
 /** Options of {@link SqliteStore.open}. */
 export interface SqliteStoreOptions {
@@ -47,6 +48,12 @@ export interface SqliteStoreOptions {
   path: string;
   /** How often SQLite fsyncs: see the module documentation. Default `normal`. */
   synchronous?: "normal" | "full";
+  /**
+   * Where a write outage (disk full, the file deleted) is logged, a few
+   * lines however long it lasts (see {@link SqliteOutageLog}); its failures
+   * then come marked as logged. Without it, nothing is logged here.
+   */
+  log?: Logger;
 }
 
 const SCHEMA = `
@@ -135,22 +142,28 @@ export class SqliteStore implements QueueStore {
   readonly #transaction: Transaction;
   /** Runs a body of reads on one snapshot of the file. */
   readonly #read: Transaction;
+  readonly #outages: SqliteOutageLog | undefined;
+  readonly #totalChanges: StatementSync;
   readonly #leasePrefix = crypto.randomUUID();
   #leases = 0;
   /** Writes waiting for the next group commit. */
   #pending: PendingWrite[] = [];
   #flushScheduled = false;
 
-  private constructor(db: DatabaseSync, file: DatabaseFile) {
+  private constructor(db: DatabaseSync, file: DatabaseFile, log: Logger | undefined) {
     this.#db = db;
     this.path = file.path;
     const p = (sql: string) => db.prepare(sql);
+    this.#outages = log === undefined
+      ? undefined
+      : new SqliteOutageLog({ path: file.path, log, checkFile: () => file.check() });
+    this.#totalChanges = p("SELECT total_changes() AS n");
     const page = (where: string, direction: "ASC" | "DESC") =>
       p(
         `SELECT ${MESSAGE_COLUMNS}, failed_at FROM queue_dead_letters WHERE queue = ? ${where} ` +
           `ORDER BY failed_at ${direction}, id ${direction} LIMIT ?`,
       );
-    this.#transaction = writeTransaction(db, file);
+    this.#transaction = this.#watched(writeTransaction(db, file));
     this.#read = readTransaction(db);
     this.#sql = {
       name: p("INSERT OR IGNORE INTO queue_names (name) VALUES (?)"),
@@ -215,9 +228,10 @@ export class SqliteStore implements QueueStore {
 
   /** Opens (creating when missing) the database at `options.path`. */
   static open(options: SqliteStoreOptions): SqliteStore {
+    const { log, ...file } = options;
     return openDatabase(
-      { ...options, schema: SCHEMA, label: "queue" },
-      (db, file) => new SqliteStore(db, file),
+      { ...file, schema: SCHEMA, label: "queue" },
+      (db, opened) => new SqliteStore(db, opened, log),
     );
   }
 
@@ -406,6 +420,28 @@ export class SqliteStore implements QueueStore {
     this.#db.close();
   }
 
+  /**
+   * `transaction` telling the outage log what happens: a failure of the
+   * storage is logged by it (once per outage) and comes back marked; during
+   * an outage, a transaction that changed rows ends it.
+   */
+  #watched(transaction: Transaction): Transaction {
+    const outages = this.#outages;
+    if (outages === undefined) return transaction;
+    const changes = () => Number((this.#totalChanges.get() as { n: number }).n);
+    return (body) => {
+      const before = outages.down ? changes() : undefined;
+      let result;
+      try {
+        result = transaction(body);
+      } catch (error) {
+        throw outages.failed(error);
+      }
+      if (before !== undefined && changes() !== before) outages.wrote();
+      return result;
+    };
+  }
+
   /** Runs `write` in the next group commit; resolves with its result once committed. */
   #defer<T>(write: () => T): Promise<T> {
     if (!this.#db.isOpen) return Promise.reject(new Error("The queue database is closed"));
@@ -432,7 +468,7 @@ export class SqliteStore implements QueueStore {
           try {
             outcomes.push({ ok: true, value: write() });
           } catch (error) {
-            outcomes.push({ ok: false, error });
+            outcomes.push({ ok: false, error: this.#outages?.failed(error) ?? error });
           }
         }
       });
