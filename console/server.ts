@@ -12,6 +12,7 @@ import { ASSETS, INDEX_HTML } from "./assets/mod.ts";
 import type { EventFeed, FeedEvent } from "./feed.ts";
 import type { EngineLink } from "./link.ts";
 import { refuseOtherSites } from "./guard.ts";
+import { securityHeaders } from "./security_headers.ts";
 import { requireToken } from "./token.ts";
 
 export interface ConsoleAppOptions {
@@ -30,6 +31,7 @@ export const PAGES = ["workers", "functions", "triggers", "queues", "logs", "tra
 
 export function createConsoleApp(options: ConsoleAppOptions): Hono {
   const app = new Hono();
+  app.use("*", securityHeaders());
   app.use("*", refuseOtherSites({ checkHost: !options.token }));
   if (options.token) app.use("*", requireToken(options.token));
 
