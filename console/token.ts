@@ -29,7 +29,8 @@ export function requireToken(token: string): MiddlewareHandler {
       });
       const url = new URL(c.req.url);
       url.searchParams.delete("token");
-      return c.redirect(`${url.pathname}${url.search}`, 303);
+      // One leading slash: `//evil.example/` would send the browser to another site.
+      return c.redirect(`/${url.pathname.replace(/^[/\\]+/, "")}${url.search}`, 303);
     }
     const message = refusal(query !== undefined, cookie !== undefined);
     // A person opening a page reads a page; a script reads JSON.
