@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CONSOLE_TOKEN_ENV } from "../engine/config/auth.ts";
+import { CONSOLE_TOKEN_ENV, ENGINE_TOKEN_ENV } from "../engine/config/auth.ts";
 import type { ConsoleConfig } from "../engine/config/schema.ts";
 import type { RunningEngine } from "../engine/engine.ts";
 import { consoleBindingProblem } from "../engine/config/auth.ts";
@@ -67,6 +67,7 @@ export async function consoleCommand(args: string[], io: Io): Promise<number> {
     return 1;
   }
   io.out(`Console on ${running.url} (engine ${url})`);
+  if (Deno.env.get(ENGINE_TOKEN_ENV) && !token) io.err(openConsoleWarning(running.url));
   const signal = await stopSignal();
   io.out(`Received ${signal}: shutting down`);
   await running.stop();
@@ -78,13 +79,16 @@ export async function consoleCommand(args: string[], io: Io): Promise<number> {
  * Starts the console inside a running engine (the built-in worker
  * `engine-console`). A console that cannot listen is reported, and the
  * engine goes on without it; `portHint` says how to move its port (see
- * `port_variable.ts`).
+ * `port_variable.ts`). `engineToken`: whether the engine asks workers for
+ * `auth.token`; a console without `console.token` then gets a warning, as it
+ * lets anyone on this machine call every function without that token.
  */
 export async function startEmbeddedConsole(
   engine: RunningEngine,
   config: ConsoleConfig,
   io: Io,
   portHint = "",
+  engineToken = false,
 ): Promise<void> {
   try {
     await engine.startBuiltin(consoleWorker, {
@@ -95,6 +99,7 @@ export async function startEmbeddedConsole(
     });
     const { url } = engine.describeBuiltin(consoleWorker.name) as { url: string };
     io.out(`Console on ${url}`);
+    if (engineToken && !config.token) io.err(openConsoleWarning(url));
   } catch (e) {
     // The engine goes on: a warning, with the way out.
     io.err(
@@ -102,4 +107,11 @@ export async function startEmbeddedConsole(
         `"console.port" in the config file${portHint}, or set "console.enabled: false"`,
     );
   }
+}
+
+/** The warning for a console without a token in front of an engine that asks for one. */
+export function openConsoleWarning(url: string): string {
+  return `Warning: the console on ${url} has no "console.token" while the engine asks workers ` +
+    `for "auth.token": anyone on this machine can call every function through it. Set ` +
+    `"console.token" (or ${CONSOLE_TOKEN_ENV}) on a machine shared with other users`;
 }

@@ -147,7 +147,13 @@ async function startAndRun(
   if (
     config.console.enabled &&
     await untilSignal(
-        startEmbeddedConsole(engine, config.console, io, await portHint(file, ["console", "port"])),
+        startEmbeddedConsole(
+          engine,
+          config.console,
+          io,
+          await portHint(file, ["console", "port"]),
+          config.auth.token !== undefined,
+        ),
         signalled,
       ) === SIGNALLED
   ) return shutDown(await signalled, io, engine);
