@@ -9,20 +9,31 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
+import { createHmac } from "node:crypto";
 import { bearerToken, sameToken } from "../engine/token.ts";
 
 export const TOKEN_COOKIE = "engine_console_token";
 
+/**
+ * What the cookie holds for `token`: a value derived from it, not the token. Browsers send a
+ * host's cookies to every port of it (engine-http's handlers on the same name see them), and the
+ * token may open more than the console (the same text set as `auth.token`, say).
+ */
+export function cookieValue(token: string): string {
+  return createHmac("sha256", token).update("engine-console-cookie").digest("base64url");
+}
+
 /** Admits requests carrying `token`; `?token=` sets the cookie and redirects without it. */
 export function requireToken(token: string): MiddlewareHandler {
+  const expected = cookieValue(token);
   return async (c, next) => {
     const bearer = bearerToken(c.req.header("authorization"));
     if (bearer !== "" && sameToken(bearer, token)) return await next();
     const cookie = getCookie(c, TOKEN_COOKIE);
-    if (cookie !== undefined && sameToken(cookie, token)) return await next();
+    if (cookie !== undefined && sameToken(cookie, expected)) return await next();
     const query = c.req.query("token");
     if (query !== undefined && sameToken(query, token)) {
-      setCookie(c, TOKEN_COOKIE, token, {
+      setCookie(c, TOKEN_COOKIE, expected, {
         path: "/",
         httpOnly: true,
         sameSite: "Strict",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { requireToken, TOKEN_COOKIE } from "./token.ts";
+import { cookieValue, requireToken, TOKEN_COOKIE } from "./token.ts";
 import { startConsole } from "./mod.ts";
 import type { EngineLink } from "./link.ts";
 
@@ -24,14 +24,22 @@ Deno.test("requireToken() admits a bearer token or the cookie set by ?token=", a
   assert.equal(link.status, 303);
   assert.equal(link.headers.get("location"), "/workers?x=1");
   const cookie = link.headers.get("set-cookie") ?? "";
-  assert.match(cookie, new RegExp(`^${TOKEN_COOKIE}=s3cret;`));
+  // Not the token: browsers send the cookie to every port of the host name.
+  assert.match(cookie, new RegExp(`^${TOKEN_COOKIE}=${cookieValue("s3cret")};`));
+  assert.doesNotMatch(cookie, /s3cret/);
+  assert.notEqual(cookieValue("s3cret"), cookieValue("s3cret2"));
   assert.match(cookie, /HttpOnly/);
   assert.match(cookie, /SameSite=Strict/);
 
   const withCookie = await app.request("/workers", {
-    headers: { cookie: `${TOKEN_COOKIE}=s3cret` },
+    headers: { cookie: `${TOKEN_COOKIE}=${cookieValue("s3cret")}` },
   });
   assert.equal(await withCookie.text(), "page");
+  const tokenAsCookie = await app.request("/workers", {
+    headers: { cookie: `${TOKEN_COOKIE}=s3cret` },
+  });
+  assert.equal(tokenAsCookie.status, 401, "the token itself is not the cookie");
+  await tokenAsCookie.body?.cancel();
 });
 
 Deno.test("startConsole() refuses a non-loopback address without a token", async () => {
