@@ -50,9 +50,15 @@ class CountingStore extends MemoryStore {
   claims = 0;
   nextDues = 0;
 
-  override claim(queue: string, now: number, limit: number, leaseUntil: number) {
+  override claim(
+    queue: string,
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    skip?: readonly string[],
+  ) {
     this.claims++;
-    return super.claim(queue, now, limit, leaseUntil);
+    return super.claim(queue, now, limit, leaseUntil, skip);
   }
 
   override nextDue(queue: string) {

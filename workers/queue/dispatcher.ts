@@ -24,8 +24,9 @@ import type { ClaimedMessage, QueueStore } from "./adapters/store.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { QueueSettings } from "./config.ts";
 import { FORGET_AFTER_MS, IdleQueues } from "./idle.ts";
+import { isIdle, newQueueState, type QueueState } from "./queue_state.ts";
 import { bodyOf, messageOf, notRegistered, stopped } from "./delivery_errors.ts";
-import { decide, type DeliveryOutcome, type Verdict } from "./retry.ts";
+import { decide, type DeliveryOutcome, functionWaitDelay, type Verdict } from "./retry.ts";
 
 /** A lease outlives the delivery's time-out by this much, so the time-out decides first. */
 export const LEASE_GRACE_MS = 1000;
@@ -65,20 +66,6 @@ export interface DispatcherOptions {
   forgetAfterMs?: number;
   /** Called once the store forgot an empty, idle queue (not used again meanwhile). */
   onForget?(queue: string): void;
-}
-
-interface QueueState {
-  inFlight: number;
-  pumping: boolean;
-  /** A pump was asked for while one was running. */
-  again: boolean;
-  /** A pump is scheduled by `notify`. */
-  scheduled: boolean;
-  /**
-   * After a failed claim, the earliest the timer claims again: a due message
-   * would otherwise re-arm it at once, claiming (and failing) in a loop.
-   */
-  retryAt: number;
 }
 
 /** The delivery loop of every queue of one worker. */
@@ -194,7 +181,7 @@ export class Dispatcher {
   #state(queue: string): QueueState {
     let state = this.#queues.get(queue);
     if (state === undefined) {
-      state = { inFlight: 0, pumping: false, again: false, scheduled: false, retryAt: 0 };
+      state = newQueueState();
       this.#queues.set(queue, state);
     }
     return state;
@@ -208,18 +195,26 @@ export class Dispatcher {
     }
     state.pumping = true;
     this.#busy++;
+    const settings = this.#o.settingsOf(queue);
     try {
+      for (const functionId of state.missing) {
+        if (this.#o.target.hasFunction(functionId)) state.missing.delete(functionId);
+      }
       while (!this.#stopping) {
         state.again = false;
-        const settings = this.#o.settingsOf(queue);
         const free = settings.concurrency - state.inFlight;
         if (free <= 0) break;
         const now = this.#clock.now();
         const leaseUntil = now + settings.visibility_timeout_ms + LEASE_GRACE_MS;
-        const claimed = await this.#o.store.claim(queue, now, free, leaseUntil);
+        const skip = [...state.missing];
+        const claimed = await this.#o.store.claim(queue, now, free, leaseUntil, skip);
         state.retryAt = 0;
         for (const message of claimed) this.#deliver(message, settings);
         if (!state.again && claimed.length < free) break;
+      }
+      // Messages left for a missing function are due: the timer would fire for them at once.
+      if (state.missing.size > 0) {
+        state.retryAt = this.#clock.now() + functionWaitDelay(settings);
       }
     } catch (error) {
       state.retryAt = this.#clock.now() + (this.#o.pollMs ?? 1000);
@@ -238,11 +233,13 @@ export class Dispatcher {
   #deliver(message: ClaimedMessage, settings: QueueSettings): void {
     const state = this.#state(message.queue);
     state.inFlight++;
-    const delivery: Promise<void> = this.#run(message, settings, () => {
+    const delivery: Promise<void> = this.#run(message, settings, (waiting) => {
       state.inFlight--;
       this.#deliveries.delete(delivery);
-      // Pump before the busy count can drop to zero, so `idle()` covers the next claim.
-      this.notify(message.queue);
+      // Pump (or plan) before the busy count can drop to zero, so `idle()` covers the next claim.
+      // A message put back to wait claims no next one at once (Redis ignores `skip`: a busy loop).
+      if (waiting) this.#plan(message.queue);
+      else this.notify(message.queue);
     });
     this.#deliveries.add(delivery);
   }
@@ -250,7 +247,7 @@ export class Dispatcher {
   async #run(
     message: ClaimedMessage,
     settings: QueueSettings,
-    finished: () => void,
+    finished: (waiting: boolean) => void,
   ): Promise<void> {
     const { target } = this.#o;
     let outcome: DeliveryOutcome;
@@ -260,6 +257,7 @@ export class Dispatcher {
       outcome = { ok: false, error: stopped(), functionMissing: false };
     } else if (!target.hasFunction(message.functionId)) {
       outcome = { ok: false, error: notRegistered(message.functionId), functionMissing: true };
+      this.#state(message.queue).missing.add(message.functionId);
     } else {
       try {
         await target.call(message.functionId, message.data, {
@@ -274,6 +272,7 @@ export class Dispatcher {
         const body = bodyOf(error);
         const functionMissing = body.code === "function_not_found" &&
           !target.hasFunction(message.functionId);
+        if (functionMissing) this.#state(message.queue).missing.add(message.functionId);
         outcome = { ok: false, error: body, functionMissing };
       }
     }
@@ -288,7 +287,7 @@ export class Dispatcher {
         }: it is delivered again when its lease ends`,
       );
     } finally {
-      finished();
+      finished(!outcome.ok && outcome.functionMissing && !released);
       this.#done();
     }
   }
@@ -478,9 +477,4 @@ export class Dispatcher {
     if (--this.#busy > 0) return;
     for (const resolve of this.#idle.splice(0)) resolve();
   }
-}
-
-/** Nothing under way for the queue: no claim, no scheduled pump, no delivery in flight. */
-function isIdle(state: QueueState): boolean {
-  return !state.pumping && !state.scheduled && !state.again && state.inFlight === 0;
 }

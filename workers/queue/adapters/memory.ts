@@ -70,10 +70,18 @@ export class MemoryStore implements QueueStore {
     return true;
   }
 
-  claim(queueName: string, now: number, limit: number, leaseUntil: number): ClaimedMessage[] {
+  claim(
+    queueName: string,
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    skip: readonly string[] = [],
+  ): ClaimedMessage[] {
     const queue = this.#queue(queueName, false);
     if (queue === undefined || limit <= 0) return [];
-    const due = [...queue.live.values()].filter((m) => m.visibleAt <= now);
+    const due = [...queue.live.values()].filter((m) =>
+      m.visibleAt <= now && !skip.includes(m.meta.functionId)
+    );
     due.sort((a, b) => a.visibleAt - b.visibleAt || a.seq - b.seq);
     return due.slice(0, limit).map((m) => {
       m.lease = `memory-${++this.#leases}`;

@@ -142,6 +142,7 @@ export class RedisStore implements QueueStore {
     return added === 1;
   }
 
+  /** Claims as the store interface says; a `skip` list is not applied (its messages are put back). */
   async claim(
     queue: string,
     now: number,

@@ -110,6 +110,7 @@ type Statements =
   | "exists"
   | "insert"
   | "due"
+  | "dueSkipping"
   | "lease"
   | "ack"
   | "reschedule"
@@ -178,6 +179,11 @@ export class SqliteStore implements QueueStore {
       due: p(
         `SELECT ${MESSAGE_COLUMNS} FROM queue_messages WHERE queue = ? AND visible_at <= ? ` +
           "ORDER BY visible_at, seq LIMIT ?",
+      ),
+      // The skipped functions are a JSON array: one statement whatever their number.
+      dueSkipping: p(
+        `SELECT ${MESSAGE_COLUMNS} FROM queue_messages WHERE queue = ? AND visible_at <= ? ` +
+          "AND function_id NOT IN (SELECT value FROM json_each(?)) ORDER BY visible_at, seq LIMIT ?",
       ),
       lease: p("UPDATE queue_messages SET lease = ?, visible_at = ? WHERE queue = ? AND id = ?"),
       ack: p("DELETE FROM queue_messages WHERE queue = ? AND id = ? AND lease = ?"),
@@ -256,11 +262,23 @@ export class SqliteStore implements QueueStore {
     });
   }
 
-  claim(queue: string, now: number, limit: number, leaseUntil: number): ClaimedMessage[] {
+  claim(
+    queue: string,
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    skip: readonly string[] = [],
+  ): ClaimedMessage[] {
     if (limit <= 0) return [];
     this.#flush();
     return this.#transaction(() => {
-      const rows = this.#sql.due.all(queue, now, limit) as unknown as MessageRow[];
+      const rows =
+        (skip.length === 0 ? this.#sql.due.all(queue, now, limit) : this.#sql.dueSkipping.all(
+          queue,
+          now,
+          JSON.stringify(skip),
+          limit,
+        )) as unknown as MessageRow[];
       return rows.map((row) => {
         const lease = `${this.#leasePrefix}-${++this.#leases}`;
         this.#sql.lease.run(lease, leaseUntil, queue, row.id);

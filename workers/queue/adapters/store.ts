@@ -140,9 +140,18 @@ export interface QueueStore {
   enqueue(message: NewMessage): Awaitable<boolean>;
   /**
    * Claims up to `limit` messages of `queue` due at `now`, the earliest due
-   * first, hiding each until `leaseUntil`.
+   * first, hiding each until `leaseUntil`. Messages for the functions in
+   * `skip` (not registered here) are left as they are, not claimed: a backlog
+   * waiting for its worker is not rewritten at every poll. An adapter may
+   * claim them anyway (Redis does): the dispatcher then puts them back.
    */
-  claim(queue: string, now: number, limit: number, leaseUntil: number): Awaitable<ClaimedMessage[]>;
+  claim(
+    queue: string,
+    now: number,
+    limit: number,
+    leaseUntil: number,
+    skip?: readonly string[],
+  ): Awaitable<ClaimedMessage[]>;
   /** Removes a delivered message. */
   ack(queue: string, id: string, lease: string): Awaitable<boolean>;
   /** Releases a claimed message to be due again at `change.visibleAt`. */

@@ -1,0 +1,98 @@
+/**
+ * A backlog waiting for a function that is not registered: the delivery
+ * loop leaves it in the store instead of claiming it and putting it back,
+ * batch after batch, at every poll. That loop rewrote the whole backlog
+ * every second and held the event loop: with 100,000 messages in 50 queues
+ * waiting, `engine::queue::list` took 2 to 3 s to answer. The store's
+ * writes are counted, not timed.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { LogStore } from "../../engine/observability/logs.ts";
+import { MemoryStore } from "./adapters/memory.ts";
+import { SqliteStore } from "./adapters/sqlite.ts";
+import type { QueueStore } from "./adapters/store.ts";
+import { ManualClock } from "./clock.ts";
+import { QUEUE_DEFAULTS } from "./config.ts";
+import { Dispatcher } from "./dispatcher.ts";
+
+const BACKLOG = 300;
+const CONCURRENCY = 10;
+const POLL_MS = 1000;
+
+const STORES: Record<string, (dir: string) => QueueStore> = {
+  memory: () => new MemoryStore(),
+  sqlite: (dir) => SqliteStore.open({ path: join(dir, "queue.db") }),
+};
+
+for (const [adapter, open] of Object.entries(STORES)) {
+  Deno.test(`Dispatcher (${adapter}) leaves a backlog for a missing function in the store, delivers the queue's other messages, and the backlog once the function comes`, async () => {
+    const dir = await Deno.makeTempDir({ prefix: "queue-waiting-" });
+    const inner = open(dir);
+    // Every write that takes a message and puts it back, counted.
+    const writes = { claimed: 0, rescheduled: 0 };
+    const store = new Proxy(inner, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        return async (...args: unknown[]) => {
+          const result = await value.apply(target, args);
+          if (name === "claim") writes.claimed += (result as unknown[]).length;
+          if (name === "reschedule") writes.rescheduled++;
+          return result;
+        };
+      },
+    });
+    const clock = new ManualClock();
+    const registered = new Set(["here::fn"]);
+    const delivered: string[] = [];
+    const dispatcher = new Dispatcher({
+      store,
+      settingsOf: () => ({ ...QUEUE_DEFAULTS, concurrency: CONCURRENCY }),
+      target: {
+        call: (functionId) => Promise.resolve(void delivered.push(functionId)),
+        hasFunction: (id) => registered.has(id),
+      },
+      log: new LogStore().logger({ source: "engine-queue" }),
+      clock,
+      pollMs: POLL_MS,
+      shutdownGraceMs: 0,
+    });
+    try {
+      const enqueue = (id: string, functionId: string) =>
+        inner.enqueue({ id, queue: "jobs", functionId, dataText: "1", enqueuedAt: clock.now() });
+      for (let i = 0; i < BACKLOG; i++) await enqueue(`w${i}`, "gone::fn");
+      // Behind the whole backlog: a message for a function that is registered.
+      await enqueue("h1", "here::fn");
+      dispatcher.start(["jobs"]);
+      await dispatcher.idle();
+      for (let t = 0; t < 10 * POLL_MS; t += 100) {
+        clock.advance(100);
+        await dispatcher.idle();
+      }
+      assert.deepEqual(delivered, ["here::fn"]);
+      // The first batch finds the function missing; its messages go back once, the rest stay.
+      assert.ok(
+        writes.rescheduled <= CONCURRENCY,
+        `${writes.rescheduled} messages put back in 10 polls (claimed ${writes.claimed})`,
+      );
+
+      registered.add("gone::fn");
+      for (let t = 0; delivered.length < BACKLOG + 1 && t < 10 * POLL_MS; t += 100) {
+        clock.advance(100);
+        await dispatcher.idle();
+      }
+      assert.equal(delivered.length, BACKLOG + 1);
+      assert.deepEqual(inner.counts("jobs", clock.now()), {
+        depth: 0,
+        inFlight: 0,
+        deadLetters: 0,
+      });
+    } finally {
+      await dispatcher.stop();
+      await inner.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
