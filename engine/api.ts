@@ -75,6 +75,31 @@ export interface TriggerTypeProvider {
   unregisterTrigger(binding: TriggerBinding): void | Promise<void>;
 }
 
+/**
+ * Thrown by {@link TriggerTypeProvider.registerTrigger} to refuse a binding
+ * because another holds what it asks for (an HTTP route bound to another
+ * function): the refusal's code is `trigger_taken`, and the engine offers the
+ * binding again when a trigger of the type goes, so it takes effect once
+ * what held it is gone.
+ */
+export class TriggerTakenError extends Error {
+  readonly code = "trigger_taken";
+  constructor(message: string) {
+    super(message);
+    this.name = "TriggerTakenError";
+  }
+}
+
+/** JSON Schemas of a trigger type (as `registertriggertype` carries them), each optional. */
+export interface TriggerTypeFormats {
+  /** The config of a trigger of the type. */
+  trigger_request_format?: unknown;
+  /** The payload a trigger's function is called with. */
+  call_request_format?: unknown;
+  /** What a trigger's function answers, where the provider reads it (not in the reference). */
+  call_response_format?: unknown;
+}
+
 export interface CallOptions {
   /** Engine-side time-out for this call; the engine default applies otherwise. */
   timeoutMs?: number;
@@ -141,8 +166,16 @@ export interface Logger {
 export interface EngineApi {
   /** Registers (or replaces) a function owned by this worker; returns its unregister. */
   registerFunction(id: string, handler: FunctionHandler, options?: FunctionOptions): () => void;
-  /** Provides a trigger type; triggers of that type are handed to `provider`. */
-  registerTriggerType(id: string, description: string, provider: TriggerTypeProvider): () => void;
+  /**
+   * Provides a trigger type; triggers of that type are handed to `provider`.
+   * `formats` (JSON Schemas) are listed by `engine::triggers::list/info`.
+   */
+  registerTriggerType(
+    id: string,
+    description: string,
+    provider: TriggerTypeProvider,
+    formats?: TriggerTypeFormats,
+  ): () => void;
   /**
    * Calls a function anywhere in the system and resolves with its result.
    * Rejects with a {@link CallError} carrying the `ErrorBody`.

@@ -17,6 +17,7 @@ import {
   type Logger,
   markEngineFailure,
   type TriggerBinding,
+  TriggerTakenError,
   type TriggerTypeProvider,
 } from "./api.ts";
 import type { CallRequest, Engine, WorkerConn } from "./core.ts";
@@ -115,19 +116,22 @@ export class BuiltinPeer implements Peer {
     } catch (e) {
       if (this.#handed.get(binding.id) === handed) this.#handed.delete(binding.id); // no unregister follows
       return {
-        code: ErrorCode.TriggerRegistrationFailed,
+        code: e instanceof TriggerTakenError
+          ? ErrorCode.TriggerTaken
+          : ErrorCode.TriggerRegistrationFailed,
         message: (e as Error).message ?? String(e),
       };
     }
   }
 
-  unregisterTrigger(binding: TriggerBinding): void {
+  /** Resolves once the provider has let go of `binding` (or kept it, as below). */
+  unregisterTrigger(binding: TriggerBinding): Promise<void> {
     const provider = this.providers.get(binding.type);
-    if (!provider) return;
+    if (!provider) return Promise.resolve();
     // Later, so the engine is not re-entered; but a registration of the same id made meanwhile (a
     // trigger replaced with a new config) took the old one's place already, and is kept.
     const handed = this.#handed.get(binding.id);
-    Promise.resolve().then(() => {
+    return Promise.resolve().then(() => {
       if (this.#handed.get(binding.id) !== handed) return;
       this.#handed.delete(binding.id);
       return provider.unregisterTrigger(binding);
@@ -216,9 +220,9 @@ export class BuiltinPeer implements Peer {
           engine.unregisterFunction(this.#conn, id);
         };
       },
-      registerTriggerType: (id: string, description: string, provider: TriggerTypeProvider) => {
+      registerTriggerType: (id, description, provider, formats) => {
         this.providers.set(id, provider);
-        engine.registerTriggerType(this.#conn, id, description);
+        engine.registerTriggerType(this.#conn, id, description, formats);
         return () => {
           this.providers.delete(id);
           engine.unregisterTriggerType(this.#conn, id);

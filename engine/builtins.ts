@@ -15,6 +15,7 @@ import { VERSION } from "./version.ts";
 import { registerAvailabilityTriggers } from "./availability_triggers.ts";
 import { functionView, functionViews } from "./function_views.ts";
 import { registerLogTrigger } from "./log_trigger.ts";
+import { configSummary } from "./trigger_summary.ts";
 import { metadataProblem } from "./worker_metadata.ts";
 import { telemetryView } from "./worker_telemetry.ts";
 
@@ -152,6 +153,7 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): () => void
       function_id: t.functionId,
       worker_name: nameOf(t.owner),
       config: t.config,
+      config_summary: configSummary(t.type, t.config),
       status: t.status,
       internal: isInternal(t.functionId),
       error: t.error ?? null,
@@ -161,6 +163,7 @@ export function registerBuiltins(api: EngineApi, c: BuiltinsContext): () => void
       id: t.id,
       description: t.description,
       worker_name: nameOf(t.owner),
+      ...t.formats, // trigger_request_format, call_request_format (and ours: call_response_format)
     }));
 
   const levels: LogLevel[] = ["debug", "info", "warn", "error"];

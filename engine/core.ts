@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ErrorBody, Logger } from "./api.ts";
+import type { ErrorBody, Logger, TriggerTypeFormats } from "./api.ts";
 import type { OutgoingCall, Peer } from "./peer.ts";
 import { type FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
 import { TriggerRegistry } from "./registry/triggers.ts";
@@ -357,8 +357,13 @@ export class Engine {
   // ---- trigger types and triggers (trigger_bindings.ts) ----------------------
 
   /** Adds or replaces the provider of trigger type `id` ({@linkcode TriggerBindings.registerType}). */
-  registerTriggerType(conn: WorkerConn, id: string, description: string): ErrorBody | undefined {
-    return this.#bindings.registerType(conn, id, description);
+  registerTriggerType(
+    conn: WorkerConn,
+    id: string,
+    description: string,
+    formats?: TriggerTypeFormats,
+  ): ErrorBody | undefined {
+    return this.#bindings.registerType(conn, id, description, formats);
   }
 
   unregisterTriggerType(conn: WorkerConn, id: string): void {

@@ -33,7 +33,8 @@ export interface Peer {
   abandon?(invocationId: string, reason: string): void;
   /** Hands a trigger to this peer as provider of its type; resolves with a refusal, if any. */
   registerTrigger(binding: TriggerBinding): Promise<ErrorBody | undefined>;
-  unregisterTrigger(binding: TriggerBinding): void;
+  /** Takes a trigger back; a promise resolves once the provider has let go of it. */
+  unregisterTrigger(binding: TriggerBinding): void | Promise<void>;
   /** Tells the worker that one of its triggers was refused. */
   triggerRefused(binding: TriggerBinding, error: ErrorBody): void;
   /** Reports a protocol error to the worker (an `error` frame). */

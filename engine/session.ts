@@ -242,7 +242,11 @@ export class WebSocketSession implements Peer {
         engine.unregisterTrigger(this.conn, f.id);
         return;
       case "registertriggertype": {
-        const refused = engine.registerTriggerType(this.conn, f.id, f.description);
+        const refused = engine.registerTriggerType(this.conn, f.id, f.description, {
+          trigger_request_format: f.trigger_request_format,
+          call_request_format: f.call_request_format,
+          call_response_format: f.call_response_format,
+        });
         if (refused) this.protocolError(refused);
         return;
       }

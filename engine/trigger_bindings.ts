@@ -13,14 +13,23 @@
  * its status, and when it goes the next twin is handed over before the
  * provider lets go of it, so the trigger neither lapses nor fires twice.
  *
+ * Two kinds of refusal are not final. A provider refusing a trigger as taken
+ * (`trigger_taken`: its route is bound to another function, say) is offered
+ * it again when a trigger of that type lets go of the provider, the oldest
+ * such trigger first; a registration refused because another connection held
+ * its id (`trigger_id_taken`) is kept and made when that trigger goes
+ * (`trigger_parking.ts`).
+ *
  * @module
  */
 import type { ErrorBody, Logger, TriggerBinding } from "./api.ts";
 import type { Peer } from "./peer.ts";
 import type { WorkerConn } from "./core.ts";
-import type { TriggerRecord, TriggerRegistry } from "./registry/triggers.ts";
+import type { TriggerRecord, TriggerRegistry, TriggerTypeFormats } from "./registry/triggers.ts";
+import { ErrorCode } from "./protocol/errors.ts";
 import { binding } from "./trigger_binding.ts";
 import { TwinIndex } from "./trigger_twins.ts";
+import { ParkedIds, type TriggerInput } from "./trigger_parking.ts";
 
 export interface BindingsHost {
   readonly workers: ReadonlyMap<string, WorkerConn>;
@@ -43,6 +52,9 @@ export class TriggerBindings {
   readonly #host: BindingsHost;
   readonly #twins = new TwinIndex();
   readonly #offers = new Map<Trigger, Offer>();
+  /** Triggers refused as taken, with the refusal their worker was last told. */
+  readonly #blocked = new Map<Trigger, string>();
+  readonly #parked = new ParkedIds<WorkerConn>();
 
   constructor(host: BindingsHost) {
     this.#host = host;
@@ -54,7 +66,12 @@ export class TriggerBindings {
    * (every HTTP route) would move to that worker, and once it left, the type
    * would be gone until the built-in worker restarted.
    */
-  registerType(conn: WorkerConn, id: string, description: string): ErrorBody | undefined {
+  registerType(
+    conn: WorkerConn,
+    id: string,
+    description: string,
+    formats?: TriggerTypeFormats,
+  ): ErrorBody | undefined {
     const { workers, triggers, log } = this.#host;
     // A connection already gone (replaced by a reattach, say) registers nothing: no one would remove it.
     if (!workers.has(conn.id)) return undefined;
@@ -74,7 +91,7 @@ export class TriggerBindings {
       for (const t of triggers.ofType(id)) this.#withdraw(t);
     }
     // The same provider registering its type again is handed only what it does not hold yet.
-    for (const t of triggers.addType(id, description, conn.id)) this.#activate(t);
+    for (const t of triggers.addType(id, description, conn.id, formats)) this.#activate(t);
     this.#host.changed();
     return undefined;
   }
@@ -87,21 +104,23 @@ export class TriggerBindings {
    * Adds (or, for its own worker, replaces) a trigger. A trigger id of
    * another connected worker is refused: the ids are listed to every worker
    * (`engine::registered-triggers::list`), and taking one over would move
-   * that worker's route to the taker.
+   * that worker's route to the taker. The refused registration is kept and
+   * made when that trigger goes, should this connection outlive it: a worker
+   * back on a new connection while its old one lingers gets its triggers
+   * then. A worker's name proves nothing (any worker may give any name),
+   * so nothing is taken over at once; a reattach (its token) does that.
    */
-  register(
-    conn: WorkerConn,
-    t: { id: string; type: string; functionId: string; config: unknown; metadata?: unknown },
-  ): ErrorBody | undefined {
+  register(conn: WorkerConn, t: TriggerInput): ErrorBody | undefined {
     const { workers, triggers } = this.#host;
     if (!workers.has(conn.id)) return undefined; // gone: as registerType
     const existing = triggers.get(t.id);
     const holder = existing && existing.owner !== conn.id ? workers.get(existing.owner) : undefined;
     if (holder !== undefined) {
+      this.#parked.park(conn, t);
       return {
         code: "trigger_id_taken",
         message:
-          `Cannot register trigger "${t.id}": the id belongs to a trigger of worker "${holder.name}", use another id`,
+          `Cannot register trigger "${t.id}" now: the id belongs to a trigger of worker "${holder.name}"; it is registered for this connection if that trigger goes first (or use another id)`,
       };
     }
     const { record, replaced } = triggers.add({ ...t, owner: conn.id });
@@ -115,8 +134,8 @@ export class TriggerBindings {
   /** Removes a trigger; only the worker that registered it may. */
   unregister(conn: WorkerConn, id: string): boolean {
     const record = this.#host.triggers.get(id);
-    if (!record || record.owner !== conn.id) return false;
-    this.#drop(record);
+    if (!record || record.owner !== conn.id) return this.#parked.drop(conn.id, id);
+    this.#drop(record, conn.name);
     this.#host.changed();
     return true;
   }
@@ -124,7 +143,8 @@ export class TriggerBindings {
   /** A worker left: its triggers go, and the triggers of the types it provided wait. */
   dropWorker(conn: WorkerConn): void {
     const { triggers } = this.#host;
-    for (const t of triggers.ofOwner(conn.id)) this.#drop(t);
+    this.#parked.dropConn(conn.id);
+    for (const t of triggers.ofOwner(conn.id)) this.#drop(t, conn.name);
     for (const type of triggers.typesOf(conn.id)) this.#dropType(conn, type.id);
   }
 
@@ -134,7 +154,10 @@ export class TriggerBindings {
     if (!triggers.removeType(id, conn.id)) return false;
     const waiting = triggers.ofType(id);
     // The provider has left or given the type up: what it held is its own business now.
-    for (const t of waiting) this.#offers.delete(t);
+    for (const t of waiting) {
+      this.#offers.delete(t);
+      this.#blocked.delete(t);
+    }
     if (waiting.length > 0 && conn.kind === "websocket") {
       log.warn(
         `Trigger type "${id}" is gone with its provider "${conn.name}": ${waiting.length} trigger(s) of it wait for a worker that provides it`,
@@ -143,9 +166,16 @@ export class TriggerBindings {
     return true;
   }
 
-  #drop(record: Trigger): void {
+  /** Removes `record` of the worker named `holderName`; a registration kept for its id is made. */
+  #drop(record: Trigger, holderName: string): void {
     this.#host.triggers.remove(record.id);
     this.#forget(record);
+    const next = this.#parked.take(record.id, holderName);
+    if (!next) return;
+    this.#host.log.info(
+      `Trigger "${record.id}" of worker "${next.conn.name}" is registered now: the trigger of worker "${holderName}" that held its id is gone`,
+    );
+    this.register(next.conn, next.trigger);
   }
 
   /**
@@ -153,6 +183,7 @@ export class TriggerBindings {
    * place at the provider first, then the provider lets go of it.
    */
   #forget(record: Trigger): void {
+    this.#blocked.delete(record);
     const twins = this.#twins.twinsOf(record);
     this.#twins.remove(record);
     const offer = this.#offers.get(record);
@@ -160,7 +191,38 @@ export class TriggerBindings {
     this.#offers.delete(record);
     const heir = twins.find((t) => !this.#offers.has(t));
     if (heir) this.#offer(heir, offer.peer);
-    if (offer.accepted) offer.peer.unregisterTrigger(offer.binding);
+    if (offer.accepted) this.#release(offer);
+  }
+
+  /**
+   * The provider lets go of an accepted trigger; once it has, what it
+   * refused as taken is offered again, as it may be free now.
+   */
+  #release(offer: Offer): void {
+    const { type } = offer.binding;
+    Promise.resolve(offer.peer.unregisterTrigger(offer.binding))
+      .then(() => this.#offerBlocked(type, offer.peer))
+      .catch((e) =>
+        this.#host.log.error(`Offering the triggers of type "${type}" again failed`, {
+          error: String(e),
+        })
+      );
+  }
+
+  /** Offers `provider` again the triggers of `type` it refused as taken, the oldest first. */
+  #offerBlocked(type: string, provider: Peer): void {
+    const { triggers } = this.#host;
+    const owner = triggers.type(type)?.owner;
+    if (owner === undefined || this.#host.workers.get(owner)?.peer !== provider) return;
+    const blocked = [...this.#blocked.keys()]
+      .filter((t) => t.type === type && t.status === "failed" && triggers.get(t.id) === t)
+      .sort((a, b) => a.registeredAt - b.registeredAt);
+    if (blocked.length === 0) return;
+    this.#host.log.debug(
+      `Offering ${blocked.length} trigger(s) of type "${type}" refused as taken again: a trigger of that type is gone`,
+    );
+    for (const t of blocked) this.#activate(t);
+    this.#host.changed();
   }
 
   /** The provider lets go of `record`, now or, if it is still deciding, at its answer. */
@@ -213,7 +275,7 @@ export class TriggerBindings {
       // same id was handed to this provider again since: that later offer is what it holds.
       const now = this.#host.triggers.get(offer.binding.id);
       const again = now !== undefined && this.#offers.get(now)?.peer === offer.peer;
-      if (!refusal && !again) offer.peer.unregisterTrigger(offer.binding);
+      if (!refusal && !again) this.#release(offer);
       return;
     }
     const group = [record, ...this.#twins.twinsOf(record).filter((t) => !this.#offers.has(t))];
@@ -225,6 +287,7 @@ export class TriggerBindings {
       for (const t of group) {
         t.status = "active";
         delete t.error;
+        this.#blocked.delete(t);
       }
     }
     this.#host.changed();
@@ -233,6 +296,12 @@ export class TriggerBindings {
   #refused(t: Trigger, refusal: ErrorBody): void {
     t.status = "failed";
     t.error = refusal.message;
+    const told = this.#blocked.get(t);
+    if (refusal.code !== ErrorCode.TriggerTaken) this.#blocked.delete(t);
+    else {
+      this.#blocked.set(t, refusal.message);
+      if (told === refusal.message) return; // offered again, refused alike: its worker knows
+    }
     const registrant = this.#host.workers.get(t.owner);
     this.#host.log.warn(
       `Trigger "${t.id}" (${t.type}) of ${t.functionId} from worker "${

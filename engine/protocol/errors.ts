@@ -19,6 +19,8 @@ export const ErrorCode = {
   FrameTooLarge: "frame_too_large",
   UnknownFrameType: "unknown_frame_type",
   TriggerRegistrationFailed: "trigger_registration_failed",
+  /** A provider refused a trigger as taken (a route held by another): offered again later. */
+  TriggerTaken: "trigger_taken",
   EnqueueError: "enqueue_error",
   Overloaded: "overloaded",
   InvalidArgument: "INVALID_ARGUMENT",

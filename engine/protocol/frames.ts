@@ -58,6 +58,9 @@ export const registerTriggerTypeFrame = z.object({
   type: z.literal("registertriggertype"),
   id,
   description: z.string().default(""),
+  trigger_request_format: z.unknown().optional(),
+  call_request_format: z.unknown().optional(),
+  call_response_format: z.unknown().optional(), // ours: what the provider reads of the answer
 });
 
 export const unregisterTriggerTypeFrame = z.object({

@@ -8,6 +8,9 @@
  *
  * @module
  */
+import type { TriggerTypeFormats } from "../api.ts";
+
+export type { TriggerTypeFormats };
 
 export type TriggerStatus = "pending" | "active" | "failed";
 
@@ -28,6 +31,7 @@ export interface TriggerTypeRecord<O> {
   id: string;
   description: string;
   owner: O;
+  formats?: TriggerTypeFormats;
 }
 
 export class TriggerRegistry<O> {
@@ -35,8 +39,14 @@ export class TriggerRegistry<O> {
   #triggers = new Map<string, TriggerRecord<O>>();
 
   /** Adds or replaces a provider; returns the triggers of that type to hand to it. */
-  addType(id: string, description: string, owner: O): TriggerRecord<O>[] {
-    this.#types.set(id, { id, description, owner });
+  addType(
+    id: string,
+    description: string,
+    owner: O,
+    formats: TriggerTypeFormats = {},
+  ): TriggerRecord<O>[] {
+    const declared = Object.values(formats).some((f) => f !== undefined);
+    this.#types.set(id, { id, description, owner, ...(declared ? { formats } : {}) });
     return this.ofType(id);
   }
 

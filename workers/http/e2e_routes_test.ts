@@ -180,7 +180,8 @@ Deno.test("engine-http refuses an invalid http trigger with the exact reason", a
     ];
     for (const [i, [config, functionId, message]] of cases.entries()) {
       assert.deepEqual(await refusal(`bad${i}`, functionId, config), {
-        code: "trigger_registration_failed",
+        // A clash with a live route is offered again when a route goes.
+        code: message.startsWith("Invalid") ? "trigger_registration_failed" : "trigger_taken",
         message,
       });
     }

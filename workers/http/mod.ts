@@ -30,6 +30,7 @@ import {
 import { Cors } from "./cors.ts";
 import { Limiter } from "./limiter.ts";
 import { httpTriggerProvider, LiveRoutes, TRIGGER_DESCRIPTION, TRIGGER_TYPE } from "./triggers.ts";
+import { HTTP_TRIGGER_FORMATS } from "./trigger_formats.ts";
 
 export type { HttpConfig } from "./config.ts";
 
@@ -107,6 +108,7 @@ export function startHttpWorker(
     TRIGGER_TYPE,
     TRIGGER_DESCRIPTION,
     httpTriggerProvider(routes),
+    HTTP_TRIGGER_FORMATS,
   );
   const port = server.addr.port;
   api.log.info(`API listening on address: ${config.host}:${port}`);

@@ -6,7 +6,11 @@
  *
  * @module
  */
-import type { TriggerBinding, TriggerTypeProvider } from "../../engine/api.ts";
+import {
+  type TriggerBinding,
+  TriggerTakenError,
+  type TriggerTypeProvider,
+} from "../../engine/api.ts";
 import { checkFunctionId } from "../../engine/protocol/ids.ts";
 import { HTTP_METHODS, type HttpMethod, isHttpMethod } from "./config.ts";
 import { buildMatcher, type Matcher } from "./matcher.ts";
@@ -47,7 +51,8 @@ export class LiveRoutes {
   }
 
   #apply(outcome: TableOutcome): void {
-    if (outcome.kind === "refused") throw new Error(outcome.reason);
+    // Every refusal of the table is a clash with a live route: offered again when a route goes.
+    if (outcome.kind === "refused") throw new TriggerTakenError(outcome.reason);
     if (outcome.kind === "changed") this.#matcher = undefined;
   }
 }

@@ -21,6 +21,7 @@ import { openStore } from "./adapters/open.ts";
 import { defaultConfig, parseConfig, type StateConfig, StateConfigSchema } from "./config.ts";
 import { createStateFunctions } from "./functions.ts";
 import { StateTriggers } from "./triggers.ts";
+import { STATE_TRIGGER_FORMATS } from "./trigger_formats.ts";
 
 export type { StateConfig } from "./config.ts";
 export type { StateEvent, StateEventType, StateTriggerConfig } from "./triggers.ts";
@@ -48,6 +49,7 @@ async function startStateWorker(api: EngineApi, given: StateConfig): Promise<Run
         "state",
         "Fires on state changes: {scope?, key?}",
         triggers,
+        STATE_TRIGGER_FORMATS,
       );
       const functions = createStateFunctions({
         store,
