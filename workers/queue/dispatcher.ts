@@ -317,8 +317,17 @@ export class Dispatcher {
         recorded = await store.ack(queue, id, lease);
         break;
       case "retry":
-      case "wait":
         recorded = await store.reschedule(queue, id, lease, verdict);
+        break;
+      case "wait":
+        // Where claims skip its function from now on, it keeps its arrival place for when it
+        // comes; elsewhere (Redis) it goes behind, or it would be claimed again before the rest.
+        recorded = await store.reschedule(queue, id, lease, {
+          ...verdict,
+          ...(store.claimSkips
+            ? { visibleAt: Math.min(verdict.visibleAt, message.enqueuedAt) }
+            : {}),
+        });
         break;
       case "bury":
         recorded = await store.bury(queue, id, lease, verdict);

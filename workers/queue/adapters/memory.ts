@@ -44,6 +44,7 @@ interface Queue {
 /** A {@link QueueStore} in this process's memory. */
 export class MemoryStore implements QueueStore {
   readonly adapter = "memory";
+  readonly claimSkips = true;
   readonly #queues = new Map<string, Queue>();
   #seq = 0;
   #leases = 0;

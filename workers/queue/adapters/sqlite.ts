@@ -137,6 +137,7 @@ type Statements =
 /** A {@link QueueStore} in a SQLite file. */
 export class SqliteStore implements QueueStore {
   readonly adapter = "sqlite";
+  readonly claimSkips = true;
   readonly path: string;
   readonly #db: DatabaseSync;
   readonly #sql: Record<Statements, StatementSync>;

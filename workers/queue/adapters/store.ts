@@ -136,6 +136,8 @@ export interface Reschedule {
 export interface QueueStore {
   /** The adapter's name: `sqlite`, `memory` or `redis`. */
   readonly adapter: string;
+  /** Whether `claim` leaves the messages of its `skip` functions alone. */
+  readonly claimSkips?: boolean;
   /** Stores a message, due at once; `false` (and nothing changes) when its id is already in the queue. */
   enqueue(message: NewMessage): Awaitable<boolean>;
   /**
