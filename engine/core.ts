@@ -22,6 +22,9 @@ import { callSpan, isTraced } from "./call_span.ts";
 import { TriggerBindings } from "./trigger_bindings.ts";
 import { sameToken } from "./token.ts";
 
+/** The code of a worker's answer to a call that reached it while it shut down: it never ran. */
+const SHUTDOWN = "shutdown";
+
 export type { Outcome } from "./invocations.ts";
 
 export interface WorkerConn {
@@ -262,6 +265,7 @@ export class Engine {
       spanId,
       parentSpanId: parent?.spanId,
       traced: isTraced(req.trace, target.kind, decision.info, parent !== undefined),
+      retryText: undefined,
       settle,
     };
     this.invocations.add(inv);
@@ -275,7 +279,9 @@ export class Engine {
     if (req.metadata !== undefined) call.metadata = req.metadata;
     if (req.baggage !== undefined) call.baggage = req.baggage;
     if (req.caller) call.callerWorkerId = req.caller.id;
-    target.peer.invoke(call);
+    const text = target.peer.invoke(call);
+    // Kept only where another replica could take the call if this one is shutting down.
+    if (decision.replicas > 1 && text !== undefined) inv.retryText = text;
     return id;
   }
 
@@ -301,11 +307,58 @@ export class Engine {
     return true;
   }
 
-  /** The outcome of a call, from the worker that ran it. Results from anyone else are dropped. */
+  /**
+   * The outcome of a call, from the worker that ran it. Results from anyone
+   * else are dropped. A worker shutting down answers the calls that reach it
+   * then with code `shutdown` (they never ran): such a call goes once to
+   * another live replica ({@linkcode sendOn}), else fails naming the worker.
+   */
   settle(invocationId: string, fromWorkerId: string, outcome: Outcome): boolean {
+    if (!outcome.ok && outcome.error.code === SHUTDOWN) {
+      return this.#refusedAtShutdown(invocationId, fromWorkerId, outcome.error);
+    }
     const inv = this.invocations.take(invocationId, fromWorkerId);
     if (!inv) return false;
     this.#finish(inv, outcome);
+    return true;
+  }
+
+  #refusedAtShutdown(invocationId: string, fromWorkerId: string, error: ErrorBody): boolean {
+    const inv = this.invocations.get(invocationId);
+    if (!inv || inv.target !== fromWorkerId) return false;
+    const text = inv.retryText;
+    inv.retryText = undefined; // once: a second refusal ends the call
+    if (text !== undefined && this.sendOn(inv, text)) return true;
+    this.invocations.take(invocationId, fromWorkerId);
+    const name = this.workers.get(fromWorkerId)?.name ?? fromWorkerId;
+    this.#finish(inv, {
+      ok: false,
+      error: {
+        code: SHUTDOWN,
+        message:
+          `Invocation of ${inv.functionId} refused: worker "${name}" is shutting down and no other live replica could take the call (${error.message})`,
+      },
+    });
+    return true;
+  }
+
+  /**
+   * Sends a call its target refused unrun to the live replica with the fewest
+   * calls in flight, as the frame `text` the target got; false if none can
+   * take it.
+   */
+  sendOn(inv: Invocation, text: string): boolean {
+    let best: WorkerConn | undefined;
+    let bestLoad = Infinity;
+    for (const replica of this.functions.replicas(inv.functionId)) {
+      const worker = replica.owner === inv.target ? undefined : this.workers.get(replica.owner);
+      if (!worker?.peer.invokeText || worker.peer.overloaded) continue;
+      const load = this.invocations.inFlight(worker.id);
+      if (load < bestLoad) [best, bestLoad] = [worker, load];
+    }
+    if (!best) return false;
+    this.invocations.retarget(inv, best.id);
+    best.peer.invokeText!(text);
     return true;
   }
 

@@ -51,6 +51,12 @@ export interface Invocation {
   parentSpanId: string | undefined;
   /** Whether the call is recorded as a span when it ends. */
   traced: boolean;
+  /**
+   * The `invokefunction` frame's text as it went to a worker, kept only while
+   * another replica could take the call if this one answers `shutdown` (it
+   * never ran there): see `Engine.settle`. Sent on once, then dropped.
+   */
+  retryText?: string | undefined;
   settle: (outcome: Outcome) => void;
 }
 

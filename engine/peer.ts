@@ -23,8 +23,13 @@ export interface OutgoingCall {
 
 export interface Peer {
   readonly kind: "websocket" | "builtin";
-  /** Delivers a call; its outcome comes back through `Engine.settle`. */
-  invoke(call: OutgoingCall): void;
+  /**
+   * Delivers a call; its outcome comes back through `Engine.settle`. A peer
+   * that sent it as a frame answers the frame's text (see `invokeText`).
+   */
+  invoke(call: OutgoingCall): string | void;
+  /** Sends an `invokefunction` frame's text as another peer wrote it (a call sent on). */
+  invokeText?(text: string): void;
   /**
    * The call ended without this peer's answer (it timed out or was stopped):
    * whatever runs it may stop, its answer is no longer taken. `reason` is the

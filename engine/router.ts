@@ -1,7 +1,8 @@
 /**
  * Where a call goes. Pure: given the registry and how busy each owner is,
  * picks the replica with the fewest calls in flight (ties: the first
- * registered, rotated by `tick` so equal replicas share the load).
+ * registered, rotated by `tick` so equal replicas share the load), and how
+ * many replicas there were to choose from.
  *
  * @module
  */
@@ -9,7 +10,7 @@ import type { FunctionInfo, FunctionRegistry } from "./registry/functions.ts";
 
 /** Where the call goes, with what the owner registered the function with. */
 export type RouteOutcome<O> =
-  | { kind: "routed"; owner: O; info: FunctionInfo }
+  | { kind: "routed"; owner: O; info: FunctionInfo; replicas: number }
   | { kind: "not_found" };
 
 export function route<O>(
@@ -31,5 +32,5 @@ export function route<O>(
       bestLoad = load;
     }
   }
-  return { kind: "routed", owner: best.owner, info: best.info };
+  return { kind: "routed", owner: best.owner, info: best.info, replicas: n };
 }

@@ -24,7 +24,7 @@ Deno.test("route() picks the replica with the fewest calls in flight", () => {
       const out = route(r, "a::b", (o) => load[o] ?? 0, tick);
       assert.deepEqual(
         out,
-        { kind: "routed", owner: expected, info: {} },
+        { kind: "routed", owner: expected, info: {}, replicas: 3 },
         JSON.stringify({ load, tick }),
       );
     }

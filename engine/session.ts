@@ -354,7 +354,7 @@ export class WebSocketSession implements Peer {
 
   // ---- Peer ---------------------------------------------------------------
 
-  invoke(call: OutgoingCall): void {
+  invoke(call: OutgoingCall): string | void {
     if (this.overloaded) {
       // The worker is not reading: another replica takes the call, or it fails fast instead of
       // buffering without bound.
@@ -373,17 +373,26 @@ export class WebSocketSession implements Peer {
       return;
     }
     // A worker's payload goes on as the text it came in; the engine's own are serialized.
-    if (call.dataText !== undefined) return this.#sendText(invokeFrameText(call as InvokeText));
-    const frame: OutboundFrame = {
-      type: "invokefunction",
-      invocation_id: call.invocationId,
-      function_id: call.functionId,
-      data: call.data,
-    };
-    if (call.metadata !== undefined) frame.metadata = call.metadata;
-    if (call.traceparent) frame.traceparent = call.traceparent;
-    if (call.baggage) frame.baggage = call.baggage;
-    this.#send(frame);
+    let text: string;
+    if (call.dataText !== undefined) text = invokeFrameText(call as InvokeText);
+    else {
+      const frame: OutboundFrame = {
+        type: "invokefunction",
+        invocation_id: call.invocationId,
+        function_id: call.functionId,
+        data: call.data,
+      };
+      if (call.metadata !== undefined) frame.metadata = call.metadata;
+      if (call.traceparent) frame.traceparent = call.traceparent;
+      if (call.baggage) frame.baggage = call.baggage;
+      text = JSON.stringify(frame);
+    }
+    this.#sendText(text);
+    return text;
+  }
+
+  invokeText(text: string): void {
+    this.#sendText(text);
   }
 
   registerTrigger(b: TriggerBinding): Promise<ErrorBody | undefined> {

@@ -71,6 +71,11 @@ export class Registrations {
     this.#triggers.delete(id);
   }
 
+  /** The ids of the functions registered, in registration order. */
+  functionIds(): string[] {
+    return [...this.#functions.keys()];
+  }
+
   /** The handler of function `id`, if this worker registered it. */
   handler(id: string): FunctionHandler | undefined {
     return this.#functions.get(id)?.handler;

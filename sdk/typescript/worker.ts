@@ -107,6 +107,8 @@ export class Worker {
   #started = false;
   /** Set when shutdown() starts: no new work, in-flight handlers drain. */
   #shutdown: Promise<void> | undefined;
+  /** Set when the drain is over: calls are refused from then on. */
+  #drained = false;
 
   /** Use {@linkcode registerWorker}. */
   constructor(url: string, options: WorkerOptions = {}) {
@@ -295,8 +297,8 @@ export class Worker {
   trigger<TIn = unknown, TOut = unknown>(request: TriggerRequest<TIn>): Promise<TOut> {
     const { function_id, action } = request ?? {};
     const isVoid = action?.type === "void";
-    // While draining, fire-and-forget calls (logs) still go out; others are refused.
-    if (this.#shutdown && (!isVoid || !this.#conn.isOpen)) {
+    // While draining, calls still go out (handlers finishing need them) if connected.
+    if (this.#shutdown && (this.#drained || !this.#conn.isOpen)) {
       return Promise.reject(new EngineError("shutdown", "Worker is shut down"));
     }
     if (typeof function_id !== "string" || function_id === "") {
@@ -335,12 +337,16 @@ export class Worker {
   }
 
   /**
-   * Shuts the worker down: calls still waiting for a result reject with code
-   * `shutdown`, handlers already running get up to `drainTimeoutMs` (default
-   * 5000) to finish and send their results, and channel ends still open get
-   * what is left of that time to end; the rest are broken off (their peers see
-   * an error). Then the connection closes with code 1000 and no reconnect
-   * follows. Calls arriving meanwhile are answered with code `shutdown`.
+   * Shuts the worker down: the engine is first told to route no new calls
+   * here (`unregisterfunction` for each function, so other replicas take
+   * them), handlers already running get up to `drainTimeoutMs` (default 5000)
+   * to finish and send their results (their own calls still go out), and
+   * channel ends still open get what is left of that time to end; the rest
+   * are broken off (their peers see an error). Then calls still waiting for a
+   * result reject with code `shutdown`, the connection closes with code 1000
+   * and no reconnect follows. Calls arriving meanwhile (sent before the engine
+   * read the `unregisterfunction`) are answered with code `shutdown`, which
+   * tells the engine they never ran: it sends them to another replica.
    *
    * @example
    * ```ts
@@ -353,17 +359,23 @@ export class Worker {
     if (this.#shutdown) return this.#shutdown;
     const idx = live.indexOf(this);
     if (idx >= 0) live.splice(idx, 1);
-    this.#calls.rejectAll(
-      "shutdown",
-      (id) => `Invocation of ${id} stopped: the worker is shutting down`,
-    );
     for (const waiter of this.#readyWaiters.splice(0)) {
       waiter.reject(new EngineError("shutdown", "Worker is shutting down"));
     }
+    // Calls queued while disconnected are not sent any more: they fail below, with the rest.
     this.#outbox.take();
+    // No new calls here: the engine routes them to the other replicas from now on.
+    for (const id of this.#registered.functionIds()) this.#send({ type: "unregisterfunction", id });
     this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5000)
       .then(() => this.#types.release()) // the provided triggers stop firing
-      .then(() => this.#conn.stop(1000, "shutdown"));
+      .then(() => {
+        this.#drained = true;
+        this.#calls.rejectAll(
+          "shutdown",
+          (id) => `Invocation of ${id} stopped: the worker is shutting down`,
+        );
+        return this.#conn.stop(1000, "shutdown");
+      });
     return this.#shutdown;
   }
 

@@ -168,18 +168,22 @@ class Session:
         )
 
     async def close(self, drain_s: float = 0.0) -> None:
-        """Fails outstanding calls, gives running handlers up to ``drain_s`` seconds to
-        answer (new calls are refused with code ``shutdown`` meanwhile), then stops
-        the rest and closes the socket."""
+        """Tells the engine to route no new calls here (``unregisterfunction`` for each
+        function: other replicas take them), gives running handlers up to ``drain_s``
+        seconds to answer (their own calls still go out; calls arriving meanwhile are
+        refused with code ``shutdown``, which the engine sends on to another replica),
+        then fails outstanding calls, stops the rest and closes the socket."""
         self._draining = True
+        for entry in self._registry.functions():
+            self.conn.send(frames.unregister_function(entry.id))  # dropped while disconnected
         loop = asyncio.get_running_loop()
         deadline = loop.time() + drain_s
-        self._calls.fail_all("shutdown", lambda fn: f"Invocation of {fn} stopped: the worker is shutting down")
         if self._handling and drain_s > 0:
             await asyncio.wait(set(self._handling), timeout=drain_s)
         # A handler may return before the stream it writes ends: open channel ends get the rest of
         # the time, then are broken off (their peers see an error, not a clean end).
         await self.ends.close(deadline - loop.time(), "the worker shut down")
+        self._calls.fail_all("shutdown", lambda fn: f"Invocation of {fn} stopped: the worker is shutting down")
         self._closed = True
         # Triggers being served stop with the worker (their timers, threads, ...).
         try:

@@ -401,7 +401,8 @@ class Worker:
         if not is_number(timeout_ms) or timeout_ms <= 0:
             raise ValueError(f'Invalid "timeout_ms" for "{function_id}": expected a positive number, got {timeout_ms!r}')
         action = frames.check_action(request.get("action"), function_id)
-        if not self.running:
+        # While the worker drains, handlers finishing still make calls; after it, none goes out.
+        if self._stopped.is_set():
             raise EngineError("shutdown", "Worker is shut down", function_id=function_id)
         return self._session.call(
             function_id,
@@ -429,13 +430,16 @@ class Worker:
         self.shutdown(drain_timeout=drain_timeout)
 
     def shutdown(self, timeout: float = 5.0, *, drain_timeout: float = 5.0) -> None:
-        """Stops the worker: calls it is waiting for fail with ``EngineError`` code
-        ``shutdown``; handlers already running get up to ``drain_timeout`` seconds
-        to finish and answer their callers (calls arriving meanwhile are answered
-        with code ``shutdown``); channel ends still open get what is left of that time
-        to close, and the rest are broken off (their peers see an error, not a clean
-        end); then the connection closes (code 1000). Blocks up to
-        ``drain_timeout + timeout`` seconds. Safe to call twice."""
+        """Stops the worker: the engine is told first to route no new calls here
+        (``unregisterfunction`` for each function, so other replicas take them);
+        handlers already running get up to ``drain_timeout`` seconds to finish and
+        answer their callers (their own calls still go out; calls arriving meanwhile
+        are answered with code ``shutdown``, and the engine sends them on to another
+        replica); channel ends still open get what is left of that time to close, and
+        the rest are broken off (their peers see an error, not a clean end); then calls
+        it is still waiting for fail with ``EngineError`` code ``shutdown`` and the
+        connection closes (code 1000). Blocks up to ``drain_timeout + timeout`` seconds.
+        Safe to call twice."""
         with self._close_lock:
             if self._closing:
                 first = False

@@ -2489,6 +2489,12 @@ var Registrations = class {
   deleteTrigger(id) {
     this.#triggers.delete(id);
   }
+  /** The ids of the functions registered, in registration order. */
+  functionIds() {
+    return [
+      ...this.#functions.keys()
+    ];
+  }
   /** The handler of function `id`, if this worker registered it. */
   handler(id) {
     return this.#functions.get(id)?.handler;
@@ -2618,6 +2624,8 @@ var Worker = class {
   #started = false;
   /** Set when shutdown() starts: no new work, in-flight handlers drain. */
   #shutdown;
+  /** Set when the drain is over: calls are refused from then on. */
+  #drained = false;
   /** Use {@linkcode registerWorker}. */
   constructor(url, options = {}) {
     const settings = workerSettings(url, options);
@@ -2795,7 +2803,7 @@ var Worker = class {
   trigger(request) {
     const { function_id, action } = request ?? {};
     const isVoid = action?.type === "void";
-    if (this.#shutdown && (!isVoid || !this.#conn.isOpen)) {
+    if (this.#shutdown && (this.#drained || !this.#conn.isOpen)) {
       return Promise.reject(new EngineError("shutdown", "Worker is shut down"));
     }
     if (typeof function_id !== "string" || function_id === "") {
@@ -2827,12 +2835,16 @@ var Worker = class {
     return this.#calls.wait(invocationId, function_id, timeoutMs, sent);
   }
   /**
-   * Shuts the worker down: calls still waiting for a result reject with code
-   * `shutdown`, handlers already running get up to `drainTimeoutMs` (default
-   * 5000) to finish and send their results, and channel ends still open get
-   * what is left of that time to end; the rest are broken off (their peers see
-   * an error). Then the connection closes with code 1000 and no reconnect
-   * follows. Calls arriving meanwhile are answered with code `shutdown`.
+   * Shuts the worker down: the engine is first told to route no new calls
+   * here (`unregisterfunction` for each function, so other replicas take
+   * them), handlers already running get up to `drainTimeoutMs` (default 5000)
+   * to finish and send their results (their own calls still go out), and
+   * channel ends still open get what is left of that time to end; the rest
+   * are broken off (their peers see an error). Then calls still waiting for a
+   * result reject with code `shutdown`, the connection closes with code 1000
+   * and no reconnect follows. Calls arriving meanwhile (sent before the engine
+   * read the `unregisterfunction`) are answered with code `shutdown`, which
+   * tells the engine they never ran: it sends them to another replica.
    *
    * @example
    * ```ts
@@ -2845,12 +2857,19 @@ var Worker = class {
     if (this.#shutdown) return this.#shutdown;
     const idx = live.indexOf(this);
     if (idx >= 0) live.splice(idx, 1);
-    this.#calls.rejectAll("shutdown", (id) => `Invocation of ${id} stopped: the worker is shutting down`);
     for (const waiter of this.#readyWaiters.splice(0)) {
       waiter.reject(new EngineError("shutdown", "Worker is shutting down"));
     }
     this.#outbox.take();
-    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5e3).then(() => this.#types.release()).then(() => this.#conn.stop(1e3, "shutdown"));
+    for (const id of this.#registered.functionIds()) this.#send({
+      type: "unregisterfunction",
+      id
+    });
+    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5e3).then(() => this.#types.release()).then(() => {
+      this.#drained = true;
+      this.#calls.rejectAll("shutdown", (id) => `Invocation of ${id} stopped: the worker is shutting down`);
+      return this.#conn.stop(1e3, "shutdown");
+    });
     return this.#shutdown;
   }
   async #drain(timeoutMs) {
