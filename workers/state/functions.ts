@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Logger } from "../../engine/api.ts";
+import type { InvocationContext, Logger } from "../../engine/api.ts";
 import { invalidInput, storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
 import type { StoreLocation } from "../_shared/store_config.ts";
@@ -18,12 +18,19 @@ import { quoteName } from "./values.ts";
 /** What the functions need: a store, where change events go, where failures are logged. */
 export interface StateFunctionsOptions {
   store: StateStore;
-  /** Called after each successful change; must return at once. */
-  onChange(event: StateEvent): void;
+  /**
+   * Called after each successful change with the context of the call that
+   * made it (its trace, so the triggers it fires continue that trace); must
+   * return at once.
+   */
+  onChange(event: StateEvent, cause?: ChangeCause): void;
   log: Logger;
   /** Where the store keeps its data, named in its failures. */
   location?: StoreLocation;
 }
+
+/** The trace context of the call that made a change. */
+export type ChangeCause = Pick<InvocationContext, "traceparent" | "baggage">;
 
 /** The `state::*` functions by id. */
 export function createStateFunctions(
@@ -49,7 +56,7 @@ export function createStateFunctions(
 
     "state::set": {
       description: "Stores {value} under {scope, key}; returns {old_value, new_value}",
-      handler: async (payload) => {
+      handler: async (payload, ctx) => {
         const { scope, key, input } = readTarget("state::set", payload);
         const value = readValue("state::set", input);
         const { created, oldValue } = await guard(
@@ -64,14 +71,14 @@ export function createStateFunctions(
           key,
           old_value: oldValue,
           new_value: value,
-        });
+        }, ctx);
         return { old_value: oldValue, new_value: value };
       },
     },
 
     "state::delete": {
       description: "Deletes the value under {scope, key}; returns it, or null when none was stored",
-      handler: async (payload) => {
+      handler: async (payload, ctx) => {
         const { scope, key } = readTarget("state::delete", payload);
         const { existed, oldValue } = await guard(
           "DELETE_ERROR",
@@ -86,7 +93,7 @@ export function createStateFunctions(
             key,
             old_value: oldValue,
             new_value: null,
-          });
+          }, ctx);
         }
         return oldValue;
       },
@@ -95,7 +102,7 @@ export function createStateFunctions(
     "state::update": {
       description:
         "Applies {ops} to the value under {scope, key} atomically; returns {old_value, new_value, errors?}",
-      handler: async (payload) => {
+      handler: async (payload, ctx) => {
         const { scope, key, input } = readTarget("state::update", payload);
         const parsed = parseOps(input.ops);
         if (!parsed.ok) throw invalidInput("state::update", parsed.problem, parsed.code);
@@ -112,7 +119,7 @@ export function createStateFunctions(
             key,
             old_value: outcome.oldValue,
             new_value: outcome.newValue,
-          });
+          }, ctx);
         }
         const result: Record<string, unknown> = {
           old_value: outcome.oldValue,

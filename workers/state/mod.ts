@@ -55,7 +55,7 @@ async function startStateWorker(api: EngineApi, given: StateConfig): Promise<Run
         store,
         location,
         log: api.log,
-        onChange: (event) => triggers.fire(event),
+        onChange: (event, cause) => triggers.fire(event, cause),
       });
       const unregisterFunctions = registerFunctions(api, functions);
       return {

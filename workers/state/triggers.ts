@@ -2,7 +2,9 @@
  * The `state` trigger type: a trigger `{scope?, key?, condition_function_id?}`
  * calls its function with a {@link StateEvent} after each change it matches.
  * Delivery happens after the write has answered, to each trigger in the order
- * of the changes; a failing handler is logged and changes nothing.
+ * of the changes; a failing handler is logged and changes nothing. The calls
+ * carry the trace context of the write, so they continue its trace: children
+ * of the write's span that start after it ended.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import type {
   TriggerBinding,
   TriggerTypeProvider,
 } from "../../engine/api.ts";
+import type { ChangeCause } from "./functions.ts";
 import { type JsonValue, quoteName } from "./values.ts";
 
 /** The kinds of change a `state` trigger hears about. */
@@ -98,9 +101,10 @@ export class StateTriggers implements TriggerTypeProvider {
 
   /**
    * Delivers `event` to every matching trigger, after the current task, so
-   * the write that caused it answers first. Returns at once.
+   * the write that caused it answers first. Returns at once. `cause`: the
+   * trace context of the write, which the condition and handler calls carry.
    */
-  fire(event: StateEvent): void {
+  fire(event: StateEvent, cause?: ChangeCause): void {
     if (this.#subscriptions.size === 0 || this.#stopping.signal.aborted) return;
     const matching: Subscription[] = [];
     for (const subscription of this.#subscriptions.values()) {
@@ -112,12 +116,15 @@ export class StateTriggers implements TriggerTypeProvider {
       }
     }
     if (matching.length === 0) return;
+    const trace: ChangeCause = {};
+    if (cause?.traceparent) trace.traceparent = cause.traceparent;
+    if (cause?.baggage) trace.baggage = cause.baggage;
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
       for (const subscription of matching) {
-        const passes = this.#ask(subscription, event);
+        const passes = this.#ask(subscription, event, trace);
         subscription.tail = subscription.tail.then(async () => {
-          if (await passes) this.#handle(subscription, event);
+          if (await passes) this.#handle(subscription, event, trace);
         });
       }
     }, 0);
@@ -136,13 +143,17 @@ export class StateTriggers implements TriggerTypeProvider {
    * Whether the trigger's condition, if any, lets `event` through. Never
    * rejects: a failing condition is logged and stops the event.
    */
-  async #ask({ binding, config }: Subscription, event: StateEvent): Promise<boolean> {
+  async #ask(
+    { binding, config }: Subscription,
+    event: StateEvent,
+    trace: ChangeCause,
+  ): Promise<boolean> {
     const condition = config.condition_function_id;
     if (condition === undefined || this.#stopping.signal.aborted) {
       return !this.#stopping.signal.aborted;
     }
     try {
-      return await this.#api.call(condition, event, this.#options(binding)) !== false;
+      return await this.#api.call(condition, event, this.#options(binding, trace)) !== false;
     } catch (error) {
       this.#failed(binding, "condition", condition, event, error);
       return false;
@@ -150,15 +161,17 @@ export class StateTriggers implements TriggerTypeProvider {
   }
 
   /** Calls the handler with `event`, without waiting for its answer; a failure is logged. */
-  #handle({ binding }: Subscription, event: StateEvent): void {
+  #handle({ binding }: Subscription, event: StateEvent, trace: ChangeCause): void {
     if (this.#stopping.signal.aborted) return;
-    this.#api.call(binding.functionId, event, this.#options(binding)).catch((error) =>
+    this.#api.call(binding.functionId, event, this.#options(binding, trace)).catch((error) =>
       this.#failed(binding, "handler", binding.functionId, event, error)
     );
   }
 
-  #options(binding: TriggerBinding): CallOptions {
+  #options(binding: TriggerBinding, trace: ChangeCause): CallOptions {
     const options: CallOptions = { signal: this.#stopping.signal };
+    if (trace.traceparent !== undefined) options.traceparent = trace.traceparent;
+    if (trace.baggage !== undefined) options.baggage = trace.baggage;
     if (binding.metadata !== undefined) options.metadata = binding.metadata;
     return options;
   }
