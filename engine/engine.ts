@@ -23,7 +23,7 @@ import { callOfTrace } from "./call_of_trace.ts";
 import { registerEventsTrigger } from "./events.ts";
 import { LogStore } from "./observability/logs.ts";
 import { TraceStore } from "./observability/traces.ts";
-import { ingestTelemetry } from "./observability/otlp.ts";
+import { ingestTelemetry, Unplaced } from "./observability/otlp.ts";
 import { dialableHost } from "./host.ts";
 import { type EngineServer, serveEngine } from "./server.ts";
 import { parseTransport, TRANSPORT_VARIABLE, type TransportName } from "./transport/select.ts";
@@ -157,6 +157,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
   const stopEvents = registerEventsTrigger(core.api, { engine, logs, traces });
   const stopChannels = serveChannels(core.api, { engine, channels, log });
 
+  const unplaced = new Unplaced(); // iii-sdk log lines waiting for their span (otlp.ts)
   const server: EngineServer = await serveEngine({
     engine,
     log,
@@ -175,6 +176,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
         kind,
         json,
         callOfTrace: (traceId, spanId) => callOfTrace(engine, traceId, spanId),
+        unplaced,
       }),
   });
   // Bound to every interface (0.0.0.0, ::): the url is where this machine dials it.

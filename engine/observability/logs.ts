@@ -62,7 +62,8 @@ export class LogStore {
     this.#secrets = values.filter((v): v is string => v !== undefined && v.length >= MIN_SECRET);
   }
 
-  write(entry: LogEntry): void {
+  /** Stores `entry` (cut and redacted); returns the entry as stored. */
+  write(entry: LogEntry): LogEntry {
     if (entry.message.length > MAX_MESSAGE) {
       entry = { ...entry, message: cutText(entry.message, MAX_MESSAGE) };
     }
@@ -79,6 +80,7 @@ export class LogStore {
     }
     this.ring.push(entry);
     if (this.#sink && LEVELS[entry.level] >= this.#minSinkLevel) this.#sink(entry);
+    return entry;
   }
 
   query(q: LogQuery = {}): LogEntry[] {

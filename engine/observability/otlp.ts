@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LogLevel } from "../api.ts";
+import type { LogEntry, LogLevel } from "../api.ts";
 import type { WorkerConn } from "../core.ts";
 import type { LogStore } from "./logs.ts";
 import type { TraceStore } from "./traces.ts";
@@ -69,6 +69,45 @@ export interface TelemetryInput {
    * that names no function is placed by its trace.
    */
   callOfTrace?: (traceId: string, spanId?: string) => CallOfTrace | undefined;
+  /**
+   * Log lines not placed yet, by the span they were written in: the SDK
+   * exports a handler's log line at once and its span (whose parent is the
+   * engine's span of the call) in a later batch, so in a trace of several
+   * calls the line is placed when its span arrives ({@linkcode Unplaced}).
+   */
+  unplaced?: Unplaced;
+}
+
+/** How many spans' unplaced log lines are kept waiting for their span. */
+const MAX_UNPLACED = 1_000;
+
+/**
+ * Log lines of the telemetry socket waiting for their span, by span id; the
+ * oldest are given up beyond {@linkcode MAX_UNPLACED} spans. The entries are
+ * those of the log store: placing one amends it there.
+ */
+export class Unplaced {
+  readonly #bySpan = new Map<string, LogEntry[]>();
+
+  add(spanId: string, entry: LogEntry): void {
+    const list = this.#bySpan.get(spanId);
+    if (list) return void list.push(entry);
+    if (this.#bySpan.size >= MAX_UNPLACED) {
+      this.#bySpan.delete(this.#bySpan.keys().next().value!);
+    }
+    this.#bySpan.set(spanId, [entry]);
+  }
+
+  /** The lines written in span `spanId`, forgotten here. */
+  take(spanId: string): LogEntry[] | undefined {
+    const list = this.#bySpan.get(spanId);
+    if (list) this.#bySpan.delete(spanId);
+    return list;
+  }
+
+  get size(): number {
+    return this.#bySpan.size;
+  }
 }
 
 /** Ingests one frame; malformed frames are counted as a debug log, never thrown. */
@@ -76,8 +115,8 @@ export function ingestTelemetry(input: TelemetryInput): void {
   const { logs, traces, conn, kind, json } = input;
   try {
     const doc = JSON.parse(json);
-    if (kind === "LOGS") ingestLogs(logs, conn, doc, input.callOfTrace);
-    else if (kind === "OTLP") ingestSpans(traces, conn, doc);
+    if (kind === "LOGS") ingestLogs(logs, conn, doc, input.callOfTrace, input.unplaced);
+    else if (kind === "OTLP") ingestSpans(traces, conn, doc, input.callOfTrace, input.unplaced);
   } catch (e) {
     logs.write({
       time: Date.now(),
@@ -97,6 +136,7 @@ function ingestLogs(
   // deno-lint-ignore no-explicit-any
   doc: any,
   callOfTrace: TelemetryInput["callOfTrace"],
+  unplaced: Unplaced | undefined,
 ): void {
   for (const rl of doc.resourceLogs ?? []) {
     const resource = attributes(rl.resource?.attributes);
@@ -114,7 +154,7 @@ function ingestLogs(
           : undefined;
         const worker = call?.worker ?? service;
         const fn = named ?? call?.functionId;
-        logs.write({
+        const entry = logs.write({
           time: nanosToMs(r.timeUnixNano),
           level: level(r.severityNumber),
           message: String(anyValue(r.body) ?? ""),
@@ -125,13 +165,22 @@ function ingestLogs(
           ...(spanId ? { spanId } : {}),
           ...(data !== undefined && data !== null ? { data } : {}),
         });
+        if (conn === undefined && fn === undefined && spanId && traceId) {
+          unplaced?.add(spanId, entry);
+        }
       }
     }
   }
 }
 
-// deno-lint-ignore no-explicit-any
-function ingestSpans(traces: TraceStore, conn: WorkerConn | undefined, doc: any): void {
+function ingestSpans(
+  traces: TraceStore,
+  conn: WorkerConn | undefined,
+  // deno-lint-ignore no-explicit-any
+  doc: any,
+  callOfTrace: TelemetryInput["callOfTrace"],
+  unplaced: Unplaced | undefined,
+): void {
   for (const rs of doc.resourceSpans ?? []) {
     // The telemetry socket is not the worker's own connection: its resource names the worker.
     const service = attributes(rs.resource?.attributes)["service.name"];
@@ -153,7 +202,19 @@ function ingestSpans(traces: TraceStore, conn: WorkerConn | undefined, doc: any)
           status: s.status?.code === 2 ? "error" : "ok",
           attributes: attributes(s.attributes),
         });
+        const waiting = unplaced?.size ? unplaced.take(s.spanId) : undefined;
+        if (waiting) place(waiting, callOfTrace?.(s.traceId, s.spanId));
       }
     }
+  }
+}
+
+/** Gives log lines written in a span, now known, the worker and function of its call. */
+function place(entries: LogEntry[], call: CallOfTrace | undefined): void {
+  if (!call) return;
+  for (const entry of entries) {
+    entry.worker = call.worker;
+    entry.source = call.worker;
+    entry.function = call.functionId;
   }
 }

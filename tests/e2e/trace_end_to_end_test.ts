@@ -251,6 +251,8 @@ workers:
       const cLog = hops.find((e) => e.message === "hop c");
       assert.ok(cLog, `${c.name}: iii-sdk's log line in the trace`);
       assert.equal(cLog.spanId, execC.spanId);
+      // Placed in its call once its span (exported after the line) names the call.
+      assert.deepEqual([cLog.worker, cLog.function], ["trace-iii", "trace::c"], c.name);
     }
   } finally {
     await raw?.close();
