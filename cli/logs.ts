@@ -1,5 +1,5 @@
 /**
- * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--limit N]`:
+ * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--trace ID] [--limit N]`:
  * prints the log of a running engine, one readable line per entry; with
  * `--follow` it keeps printing new entries (through an `engine::events`
  * trigger) until SIGINT or SIGTERM, or until the engine goes away, as
@@ -26,6 +26,8 @@ export interface LogsArgs {
   follow: boolean;
   worker?: string;
   level?: LogLevel;
+  /** Only the entries of this trace. */
+  trace?: string;
   limit: number;
   url?: string;
 }
@@ -37,6 +39,7 @@ export function parseLogsArgs(args: string[]): LogsArgs {
       follow: { type: "boolean", short: "f" },
       worker: { type: "string", short: "w" },
       level: { type: "string", short: "l" },
+      trace: { type: "string", short: "t" },
       limit: { type: "string", short: "n" },
       url: { type: "string" },
     },
@@ -61,6 +64,7 @@ export function parseLogsArgs(args: string[]): LogsArgs {
     follow: values.follow ?? false,
     ...(values.worker ? { worker: values.worker } : {}),
     ...(level ? { level: level as LogLevel } : {}),
+    ...(values.trace ? { trace: values.trace.trim().toLowerCase() } : {}),
     limit,
     ...(values.url ? { url: parseUrlOption(values.url, "logs")! } : {}),
   };
@@ -98,6 +102,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
         }
         for (const e of batch.events) {
           if (e.kind !== "log") continue;
+          if (options.trace && e.log.traceId !== options.trace) continue;
           if (live) io.out(formatLogEntry(e.log));
           else waiting.push(e.log);
         }
@@ -111,6 +116,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
       {
         ...(options.level ? { level: options.level } : {}),
         ...(options.worker ? { worker: options.worker } : {}),
+        ...(options.trace ? { trace_id: options.trace } : {}),
         limit: options.limit,
       },
     ) as { logs: LogEntry[] };

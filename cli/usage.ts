@@ -72,7 +72,8 @@ Environment:
   ENGINE_CONSOLE_TOKEN  token the browser must present (open the console once
                         with ?token=<token>, or send Authorization: Bearer)
   ENGINE_TOKEN          token for the engine, when it requires one`,
-  logs: `Usage: engine logs [--follow] [--worker <name>] [--level <level>] [--limit <n>]
+  logs:
+    `Usage: engine logs [--follow] [--worker <name>] [--level <level>] [--trace <id>] [--limit <n>]
 
 Prints the log of a running engine: its own events, workers' Logger calls,
 supervised workers' output, HTTP warnings.
@@ -83,6 +84,8 @@ Options:
   -w, --worker <name>   only entries of this worker
   -l, --level <level>   only entries at this level or above: debug, info,
                         warn, error
+  -t, --trace <id>      only entries of this trace (the console's Traces page,
+                        engine::traces::list)
   -n, --limit <n>       how many past entries to print first (default 100; 0
                         with --follow: only new ones)
   --url <ws-url>        the engine (default: ENGINE_URL, else the running

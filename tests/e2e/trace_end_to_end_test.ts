@@ -8,7 +8,13 @@
  * makes a fire-and-forget call.
  */
 import assert from "node:assert/strict";
-import { type EngineProcess, ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
+import {
+  type EngineProcess,
+  ROOT,
+  runCli,
+  spawnEngine,
+  tempConfig,
+} from "../support/engine_process.ts";
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 import { freePort } from "../support/ports.ts";
@@ -251,6 +257,14 @@ workers:
       const cLog = hops.find((e) => e.message === "hop c");
       assert.ok(cLog, `${c.name}: iii-sdk's log line in the trace`);
       assert.equal(cLog.spanId, execC.spanId);
+      // `engine logs --trace <id>` prints the trace's lines, and those only.
+      const printed = await runCli(["logs", "--url", engine.url, "--trace", traceId.toUpperCase()]);
+      assert.equal(printed.code, 0, printed.stderr);
+      const lines = printed.stdout.trim().split("\n");
+      for (const message of [...expected.map(([m]) => m), "hop c"]) {
+        assert.ok(lines.some((l) => l.includes(` ${message} {`)), `${c.name}: ${message} printed`);
+      }
+      assert.equal(lines.length, logs.length, `${c.name}: only the trace's lines`);
       // Placed in its call once its span (exported after the line) names the call.
       assert.deepEqual([cLog.worker, cLog.function], ["trace-iii", "trace::c"], c.name);
     }
