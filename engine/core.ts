@@ -293,18 +293,27 @@ export class Engine {
   reroute(call: OutgoingCall, fromWorkerId: string): boolean {
     const inv = this.invocations.get(call.invocationId);
     if (!inv || inv.target !== fromWorkerId) return false;
-    let best: WorkerConn | undefined;
-    let bestLoad = Infinity;
-    for (const replica of this.functions.replicas(inv.functionId)) {
-      const worker = replica.owner === fromWorkerId ? undefined : this.workers.get(replica.owner);
-      if (!worker || worker.peer.overloaded) continue;
-      const load = this.invocations.inFlight(worker.id);
-      if (load < bestLoad) [best, bestLoad] = [worker, load];
-    }
+    const best = this.#otherReplica(inv, false);
     if (!best) return false;
     this.invocations.retarget(inv, best.id);
     best.peer.invoke(call);
     return true;
+  }
+
+  /**
+   * The live replica of `inv`'s function, other than its target, with the fewest calls in flight
+   * and not overloaded; with `asText`, only one whose peer takes a frame's text.
+   */
+  #otherReplica(inv: Invocation, asText: boolean): WorkerConn | undefined {
+    let best: WorkerConn | undefined;
+    let bestLoad = Infinity;
+    for (const replica of this.functions.replicas(inv.functionId)) {
+      const worker = replica.owner === inv.target ? undefined : this.workers.get(replica.owner);
+      if (!worker || worker.peer.overloaded || (asText && !worker.peer.invokeText)) continue;
+      const load = this.invocations.inFlight(worker.id);
+      if (load < bestLoad) [best, bestLoad] = [worker, load];
+    }
+    return best;
   }
 
   /**
@@ -348,14 +357,7 @@ export class Engine {
    * take it.
    */
   sendOn(inv: Invocation, text: string): boolean {
-    let best: WorkerConn | undefined;
-    let bestLoad = Infinity;
-    for (const replica of this.functions.replicas(inv.functionId)) {
-      const worker = replica.owner === inv.target ? undefined : this.workers.get(replica.owner);
-      if (!worker?.peer.invokeText || worker.peer.overloaded) continue;
-      const load = this.invocations.inFlight(worker.id);
-      if (load < bestLoad) [best, bestLoad] = [worker, load];
-    }
+    const best = this.#otherReplica(inv, true);
     if (!best) return false;
     this.invocations.retarget(inv, best.id);
     best.peer.invokeText!(text);
