@@ -13,7 +13,7 @@ import { route } from "./router.ts";
 import { type Invocation, Invocations, type Outcome } from "./invocations.ts";
 import { RegistrationLog } from "./registration_log.ts";
 import { Holds } from "./holds.ts";
-import { invocationStopped, invocationTimeout } from "./protocol/errors.ts";
+import { invocationStopped, invocationTimeout, refusedAtShutdown } from "./protocol/errors.ts";
 import { RefusedIds } from "./refused_ids.ts";
 import { isCliConnection, registeredLine } from "./connection_log.ts";
 import { newSpanId, newTraceId, parseTraceparent } from "./observability/traceparent.ts";
@@ -340,14 +340,7 @@ export class Engine {
     if (text !== undefined && this.sendOn(inv, text)) return true;
     this.invocations.take(invocationId, fromWorkerId);
     const name = this.workers.get(fromWorkerId)?.name ?? fromWorkerId;
-    this.#finish(inv, {
-      ok: false,
-      error: {
-        code: SHUTDOWN,
-        message:
-          `Invocation of ${inv.functionId} refused: worker "${name}" is shutting down and no other live replica could take the call (${error.message})`,
-      },
-    });
+    this.#finish(inv, { ok: false, error: refusedAtShutdown(inv.functionId, name, error.message) });
     return true;
   }
 

@@ -77,3 +77,16 @@ export function toErrorBody(error: unknown): ErrorBody {
   }
   return { code: ErrorCode.Unknown, message: String(error) };
 }
+
+/**
+ * `Invocation of <id> refused: worker "<name>" is shutting down …`: the call
+ * never ran (its worker refused it while draining) and no other live replica
+ * could take it. The worker's own words follow in brackets.
+ */
+export function refusedAtShutdown(functionId: string, worker: string, said: string): ErrorBody {
+  return markEngineFailure({
+    code: "shutdown",
+    message:
+      `Invocation of ${functionId} refused: worker "${worker}" is shutting down and no other live replica could take the call (${said})`,
+  });
+}

@@ -119,6 +119,8 @@ function unavailable(call: CallRequest): HttpError {
 const STATUS_OF: Record<string, number> = {
   invocation_stopped: 502,
   overloaded: 503,
+  // Its worker is draining and no other replica could take the call: it never ran.
+  shutdown: 503,
   frame_too_large: 502,
 };
 

@@ -5,6 +5,7 @@ import {
   functionNotFound,
   invocationStopped,
   invocationTimeout,
+  refusedAtShutdown,
 } from "../../engine/protocol/errors.ts";
 import { HttpError } from "./errors.ts";
 import { RequestScope } from "./scope.ts";
@@ -98,6 +99,12 @@ Deno.test("callFunction() blames the engine's failure of the call on the call, a
       503,
       "overloaded",
     ],
+    // orders::get's worker is draining and no other replica could take the call.
+    [
+      new CallError(refusedAtShutdown("orders::get", "w", "Worker is shutting down")),
+      503,
+      "shutdown",
+    ],
     // The engine refused orders::get's result as over max_frame_bytes.
     [
       engines({
@@ -126,6 +133,7 @@ Deno.test("callFunction() blames the engine's failure of the call on the call, a
       ["invocation_stopped", "Invocation of orders::get stopped: gone"],
       ["overloaded", 'Cannot call orders::get: worker "w" is not reading'],
       ["frame_too_large", 'The result of "orders::get" from worker "w" was refused: too large'],
+      ["shutdown", "Worker is shutting down"],
     ].map(([code, message]): [CallError, number, string] => [
       new CallError({ code: code!, message: message! }),
       500,
