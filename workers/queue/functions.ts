@@ -6,7 +6,8 @@
  * @module
  */
 
-import { CallError, type Logger } from "../../engine/api.ts";
+import { CallError, type InvocationContext, type Logger } from "../../engine/api.ts";
+import { parseTraceparent } from "../../engine/observability/traceparent.ts";
 import { invalidInput, storeGuard } from "../_shared/call_errors.ts";
 import type { WorkerFunction } from "../_shared/functions.ts";
 import type { StoreLocation } from "../_shared/store_config.ts";
@@ -72,8 +73,9 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
     [F.enqueue]: {
       description:
         "Stores {queue, function_id, data} durably for delivery; returns {messageReceiptId}",
-      handler: async (payload) => {
+      handler: async (payload, ctx) => {
         const input = readInput(F.enqueue, EnqueueInput, payload);
+        const traceparent = deliveryParent(input.traceparent, ctx);
         const { queue } = input;
         if (!config.auto_create_queues && !isConfigured(config, queue)) {
           throw new CallError({
@@ -99,7 +101,7 @@ export function createQueueFunctions(o: QueueFunctionsOptions): Record<string, W
             functionId: input.function_id,
             dataText,
             enqueuedAt: clock.now(),
-            ...(input.traceparent === undefined ? {} : { traceparent: input.traceparent }),
+            ...(traceparent === undefined ? {} : { traceparent }),
             ...(input.baggage === undefined ? {} : { baggage: input.baggage }),
           }));
         counters.add(queue, "enqueued");
@@ -269,4 +271,20 @@ function deadLetterNotFound(queue: string, id: string): CallError {
     code: "NOT_FOUND",
     message: `Dead letter "${id}" not found in queue "${queue}"`,
   });
+}
+
+/**
+ * The trace context stored with a message: the enqueue call's own span when it
+ * continues the trace `sent` names (a delivery is a child of the enqueue that
+ * stored it, not a sibling of it under the handler that enqueued), else `sent`
+ * as given (a direct caller naming another trace, or none).
+ */
+function deliveryParent(
+  sent: string | undefined,
+  ctx: Pick<InvocationContext, "traceparent"> | undefined,
+): string | undefined {
+  const caller = parseTraceparent(sent);
+  const call = parseTraceparent(ctx?.traceparent);
+  if (caller === undefined || call === undefined || call.traceId !== caller.traceId) return sent;
+  return ctx?.traceparent;
 }

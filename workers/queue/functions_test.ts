@@ -10,6 +10,7 @@ import { startEngine } from "../../engine/engine.ts";
 import { type Frame, RawWorker } from "../../tests/support/raw_worker.ts";
 import { recordingLog } from "../../tests/support/recording_log.ts";
 import { startRedisServer } from "../../tests/support/redis_server.ts";
+import { eventually } from "../../tests/support/local_worker.ts";
 import { deadLetterLogs } from "./_testing.ts";
 import { MemoryStore } from "./adapters/memory.ts";
 import { ManualClock } from "./clock.ts";
@@ -146,6 +147,71 @@ Deno.test("engine::queue::enqueue called directly keeps a given receipt id and s
     const list = await worker.call("engine::queue::list", {});
     const jobs = list.result.queues.find((q: Frame) => q.name === "jobs");
     assert.equal(jobs.depth + jobs.in_flight, 1, "a repeated receipt id is stored once");
+  });
+});
+
+Deno.test("a delivery is a child of the enqueue call's span; a direct enqueue naming another trace keeps it", async () => {
+  await withEngine({ adapter: "memory", default_queue: FAST }, async (engine, worker) => {
+    const frames: Frame[] = [];
+    const arrived = Promise.withResolvers<void>();
+    worker.serve("jobs::run", (_data, frame) => {
+      frames.push(frame);
+      if (frames.length === 2) arrived.resolve();
+      return null;
+    });
+    const traceA = "aa".repeat(16);
+    const traceB = "bb".repeat(16);
+    const callerSpan = "1".repeat(16);
+    const named = `00-${traceB}-${"2".repeat(16)}-01`;
+    const cases: { data: string; frame: Frame }[] = [
+      // TriggerAction.Enqueue: the engine calls engine::queue::enqueue with the caller's context.
+      {
+        data: "action",
+        frame: { function_id: "jobs::run", action: { type: "enqueue", queue: "jobs" } },
+      },
+      // A direct call whose payload names another trace than the call's own.
+      {
+        data: "direct",
+        frame: {
+          function_id: "engine::queue::enqueue",
+          data: { queue: "jobs", function_id: "jobs::run", data: "direct", traceparent: named },
+        },
+      },
+    ];
+    for (const c of cases) {
+      const id = crypto.randomUUID();
+      const answer = worker.next((f) => f.type === "invocationresult" && f.invocation_id === id);
+      worker.send({
+        type: "invokefunction",
+        invocation_id: id,
+        data: c.data,
+        traceparent: `00-${traceA}-${callerSpan}-01`,
+        ...c.frame,
+      });
+      assert.equal((await answer).error, undefined);
+    }
+    await arrived.promise;
+    const parentOf = (data: string) => {
+      const frame = frames.find((f) => f.data === data)!;
+      return (frame.traceparent as string).split("-").slice(1, 3);
+    };
+    // A delivery's span is recorded once its answer is in.
+    const deliveries = () =>
+      [traceA, traceB].map((t) => engine.traces.trace(t).find((s) => s.name === "jobs::run"));
+    await eventually(() => deliveries().every((s) => s !== undefined), "both deliveries' spans");
+    const spans = engine.traces.trace(traceA);
+    const enqueue = spans.find((s) =>
+      s.name === "engine::queue::enqueue" && s.parentSpanId === callerSpan
+    );
+    assert.ok(enqueue, `the enqueue's span under the caller: ${JSON.stringify(spans)}`);
+    const delivery = spans.find((s) => s.name === "jobs::run");
+    assert.deepEqual(
+      [delivery?.parentSpanId, parentOf("action")[0]],
+      [enqueue.spanId, traceA],
+      "the delivery under the enqueue call, not beside it under the caller",
+    );
+    const other = engine.traces.trace(traceB).find((s) => s.name === "jobs::run");
+    assert.equal(other?.parentSpanId, "2".repeat(16), "the named trace kept");
   });
 });
 
