@@ -158,9 +158,12 @@ export class TriggerBindings {
       this.#offers.delete(t);
       this.#blocked.delete(t);
     }
-    if (waiting.length > 0 && conn.kind === "websocket") {
+    // Its own triggers are not told of: the worker gave the type up itself, and at its shutdown
+    // (a type unregistered before its triggers) they go a moment later, with it.
+    const others = waiting.filter((t) => t.owner !== conn.id).length;
+    if (others > 0 && conn.kind === "websocket") {
       log.warn(
-        `Trigger type "${id}" is gone with its provider "${conn.name}": ${waiting.length} trigger(s) of it wait for a worker that provides it`,
+        `Trigger type "${id}" is gone with its provider "${conn.name}": ${others} trigger(s) of it wait for a worker that provides it`,
       );
     }
     return true;
