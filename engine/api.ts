@@ -108,8 +108,12 @@ export interface CallOptions {
   metadata?: unknown;
   /** Aborting it fails the call with `invocation_stopped`. */
   signal?: AbortSignal;
-  /** `false`: the call is not recorded as a span. */
-  trace?: boolean;
+  /**
+   * `false`: the call is not recorded as a span; `"async"`: its span is
+   * marked as a call the caller does not wait for (`engine.call.async`), as a
+   * trigger's or a queue's delivery that continues the trace of its cause.
+   */
+  trace?: boolean | "async";
 }
 
 /** A trigger a built-in worker binds one of its functions to. */

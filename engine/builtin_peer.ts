@@ -193,7 +193,7 @@ export class BuiltinPeer implements Peer {
         if (options.traceparent) request.traceparent = options.traceparent;
         if (options.baggage) request.baggage = options.baggage;
         if (options.metadata !== undefined) request.metadata = options.metadata;
-        if (options.trace === false) request.trace = false;
+        if (options.trace !== undefined && options.trace !== true) request.trace = options.trace;
         let stoppable: Set<string> | undefined;
         const id = engine.invoke(request, (o) => {
           stoppable?.delete(id!);

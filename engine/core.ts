@@ -53,8 +53,12 @@ export interface CallRequest {
   traceparent?: string;
   baggage?: string;
   metadata?: unknown;
-  /** `false`: the call is not recorded as a span (the engine's own event deliveries). */
-  trace?: boolean;
+  /**
+   * `false`: the call is not recorded as a span (the engine's own event
+   * deliveries); `"async"`: its span is marked as a call the caller does not
+   * wait for (a fire-and-forget call, a trigger's or a queue's delivery).
+   */
+  trace?: boolean | "async";
 }
 
 export type EngineEvent =

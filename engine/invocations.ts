@@ -49,8 +49,11 @@ export interface Invocation {
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
-  /** Whether the call is recorded as a span when it ends. */
-  traced: boolean;
+  /**
+   * Whether the call is recorded as a span when it ends; `"async"`: recorded
+   * as a call its caller does not wait for (`call_span.ts`).
+   */
+  traced: boolean | "async";
   /**
    * The `invokefunction` frame's text as it went to a worker, kept only while
    * another replica could take the call if this one answers `shutdown` (it

@@ -307,6 +307,7 @@ export class WebSocketSession implements Peer {
     const dataText = memberText(text, "data");
     if (dataText !== undefined) req.dataText = dataText;
     if (callerId === undefined || f.action?.type === "void") {
+      req.trace = "async"; // its span may outlast the caller's
       // No one waits for the outcome: a failure is logged, or it would go unnoticed.
       engine.invoke(req, (o) => {
         if (!o.ok) {

@@ -225,6 +225,16 @@ workers:
       for (const s of spans) {
         if (s.name !== "trace::d") assert.equal(s.status, "ok", `${c.name}: ${s.name} ok`);
       }
+      // The hops no caller waits for are marked (they may start after or outlast their parent);
+      // the others are not.
+      const async = new Set([voidSink, cSpan, ...deliveries].map((s) => s.spanId));
+      for (const s of spans) {
+        assert.equal(
+          s.attributes?.["engine.call.async"],
+          async.has(s.spanId) ? true : undefined,
+          `${c.name}: ${s.name} marked async or not`,
+        );
+      }
 
       // Every handler's log lines are in the trace, placed in their call, with the baggage.
       const { logs } = await call("engine::logs::list", { trace_id: traceId }) as {

@@ -36,7 +36,14 @@ export interface DeliveryTarget {
   call(
     functionId: string,
     data: unknown,
-    options: { timeoutMs: number; traceparent?: string; baggage?: string; signal: AbortSignal },
+    options: {
+      timeoutMs: number;
+      traceparent?: string;
+      baggage?: string;
+      signal: AbortSignal;
+      /** `"async"`: the delivery's span is marked as a call the enqueuer did not wait for. */
+      trace?: "async";
+    },
   ): Promise<unknown>;
   hasFunction(functionId: string): boolean;
 }
@@ -263,7 +270,9 @@ export class Dispatcher {
         await target.call(message.functionId, message.data, {
           timeoutMs: settings.visibility_timeout_ms,
           signal: this.#abort.signal,
-          ...(message.traceparent === undefined ? {} : { traceparent: message.traceparent }),
+          ...(message.traceparent === undefined
+            ? {}
+            : { traceparent: message.traceparent, trace: "async" as const }),
           ...(message.baggage === undefined ? {} : { baggage: message.baggage }),
         });
         outcome = { ok: true };

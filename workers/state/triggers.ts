@@ -170,7 +170,10 @@ export class StateTriggers implements TriggerTypeProvider {
 
   #options(binding: TriggerBinding, trace: ChangeCause): CallOptions {
     const options: CallOptions = { signal: this.#stopping.signal };
-    if (trace.traceparent !== undefined) options.traceparent = trace.traceparent;
+    if (trace.traceparent !== undefined) {
+      options.traceparent = trace.traceparent;
+      options.trace = "async"; // a child of the write that starts after it ended
+    }
     if (trace.baggage !== undefined) options.baggage = trace.baggage;
     if (binding.metadata !== undefined) options.metadata = binding.metadata;
     return options;

@@ -227,13 +227,19 @@ function drawWaterfall(chart, detail, spans, selected, onSelect) {
             { class: "wf-name", style: `padding-left: ${depth * 18}px`, title: s.name },
             depth ? "└ " : "",
             h("span", { class: "mono" }, s.name),
-            h("span", { class: "kind" }, [s.kind, s.worker].filter(Boolean).join(" · ")),
+            h(
+              "span",
+              { class: "kind" },
+              [s.kind, isAsync(s) ? "async" : "", s.worker].filter(Boolean).join(" · "),
+            ),
           ),
           h(
             "div",
             { class: "wf-track" },
             h("div", {
-              class: `wf-bar ${s.kind}${s.status === "error" ? " error" : ""}`,
+              class: `wf-bar ${s.kind}${s.status === "error" ? " error" : ""}${
+                isAsync(s) ? " async" : ""
+              }`,
               style: `left: ${Math.min(left, 99.6)}%; width: ${width}%`,
             }),
           ),
@@ -263,10 +269,19 @@ export function firstShown(rows) {
   return (origin ?? rows[0]).span;
 }
 
+/**
+ * Whether the span's call was one its caller did not wait for (a void call, a
+ * state trigger's call, a queue delivery): it may start after its parent ended
+ * or outlast it. The engine marks it with `engine.call.async`.
+ */
+export function isAsync(s) {
+  return s.attributes?.["engine.call.async"] === true;
+}
+
 function spanDetail(s) {
   const fields = [
     ["Name", s.name],
-    ["Kind", s.kind],
+    ["Kind", isAsync(s) ? `${s.kind} (async: the caller did not wait for it)` : s.kind],
     ["Function", s.functionId ?? "–"],
     ["Worker", s.worker ?? "–"],
     ["Start", `${new Date(s.start).toISOString()}`],
