@@ -78,7 +78,8 @@ Deno.test("a failing function is tried max_attempts times, dead-lettered with it
     const answer = await producer.enqueue("fragile", "queue-e2e::fail", { n: 7 });
     const receipt = (answer.result as Message).messageReceiptId;
     for (const attempt of [1, 2, 3]) {
-      assert.deepEqual(await consumer.report("failed"), { data: { n: 7 }, attempt });
+      const { data, attempt: nth } = await consumer.report("failed");
+      assert.deepEqual({ data, attempt: nth }, { data: { n: 7 }, attempt });
     }
     await buried;
     const dead = await producer.call("engine::queue::dead_letters", { queue: "fragile" });
