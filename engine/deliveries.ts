@@ -10,6 +10,14 @@
  * A failing function is reported once per binding, in a warning that names
  * it; the other bindings' deliveries go on regardless.
  *
+ * A recorded delivery is the root of a trace of its own: nothing the engine
+ * records caused it. Only with `onTrace` (the `log` type, whose deliveries
+ * are not recorded) does a call carry a trace context of its own making,
+ * whose trace id the loop guard must know before the call leaves; its parent
+ * span is never recorded, nor is the delivery's, so the spans of what such a
+ * function calls have a parent outside the trace, as those of a request
+ * with an inbound `traceparent` do.
+ *
  * @module
  */
 import type { EngineApi } from "./api.ts";
@@ -84,23 +92,25 @@ export class Deliveries<P> {
   }
 
   #warnDropping(): void {
-    const traceId = newTraceId();
-    this.options.onTrace?.(traceId);
-    this.api.log.child({ traceId, function: this.options.functionId }).warn(
+    // In a trace of its own only where the loop guard needs it (`log`): no spans are in it.
+    const traceId = this.options.onTrace ? newTraceId() : undefined;
+    if (traceId !== undefined) this.options.onTrace!(traceId);
+    const fields = traceId === undefined ? {} : { traceId };
+    this.api.log.child({ ...fields, function: this.options.functionId }).warn(
       `Trigger "${this.options.triggerId}" (${this.options.type}): ${this.options.functionId} does not keep up: more than ${this.#capacity} payloads wait, the oldest are dropped`,
     );
   }
 
   #send(payload: P): void {
     const { api, options } = this;
-    const traceId = newTraceId();
-    options.onTrace?.(traceId);
+    const traceId = options.onTrace ? newTraceId() : undefined;
+    if (traceId !== undefined) options.onTrace!(traceId);
     this.#inFlight++;
     // On a later microtask: whoever pushed (a log write, an engine event) is never re-entered.
     Promise.resolve().then(() =>
       api.call(options.functionId, payload, {
         timeoutMs: options.timeoutMs ?? 10_000,
-        traceparent: `00-${traceId}-${newSpanId()}-01`,
+        ...(traceId === undefined ? {} : { traceparent: `00-${traceId}-${newSpanId()}-01` }),
         ...(options.trace === false ? { trace: false } : {}),
       })
     ).catch((e: Error & { code?: string }) => {
@@ -108,11 +118,13 @@ export class Deliveries<P> {
       // gone (its worker left) is the trigger's end, which its worker's exit says already.
       if (this.#warned || this.#closed || GONE.has(e.code ?? "")) return;
       this.#warned = true;
-      api.log.child({ traceId, function: options.functionId }).warn(
-        `Trigger "${options.triggerId}" (${options.type}): ${options.functionId} failed: ${
-          e.code ? `${e.code}: ` : ""
-        }${e.message}; further failures of this trigger are not logged`,
-      );
+      // A recorded delivery's trace id is the engine's: the failed span names the function.
+      api.log.child({ ...(traceId === undefined ? {} : { traceId }), function: options.functionId })
+        .warn(
+          `Trigger "${options.triggerId}" (${options.type}): ${options.functionId} failed: ${
+            e.code ? `${e.code}: ` : ""
+          }${e.message}; further failures of this trigger are not logged`,
+        );
     }).finally(() => {
       this.#inFlight--;
       this.#pump();

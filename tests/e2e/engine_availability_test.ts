@@ -152,3 +152,48 @@ Deno.test("the engine's trigger types refuse a bad config, naming the type and f
       await w.close();
     }
   }));
+
+Deno.test("engine::workers-available: a delivery's span is a root, and what its function calls is under it", () =>
+  withEngine(async (url) => {
+    const watcher = await RawWorker.connect(url);
+    try {
+      // The function calls engine::health::check in its call's trace, as an SDK's handler would.
+      watcher.serve("watch::traced", (_data, frame) => {
+        watcher.send({
+          type: "invokefunction",
+          invocation_id: crypto.randomUUID(),
+          function_id: "engine::health::check",
+          data: {},
+          traceparent: frame.traceparent,
+        });
+        return null;
+      });
+      await waitForFunctions(watcher, ["watch::traced"]);
+      await bind(watcher, "w-traced", "engine::workers-available", "watch::traced");
+      const delivered = watcher.next((f) =>
+        f.function_id === "watch::traced" && f.data?.event === "worker_connected"
+      );
+      const bee = await RawWorker.connect(url);
+      await bee.close();
+      const traceId = String((await delivered).traceparent).split("-")[1];
+      let spans: { spanId: string; parentSpanId?: string; name: string }[] = [];
+      for (const deadline = Date.now() + 10_000; spans.length < 2;) {
+        assert.ok(Date.now() < deadline, `the delivery's spans: ${JSON.stringify(spans)}`);
+        spans = (await watcher.call("engine::traces::get", { trace_id: traceId })).result.spans;
+        if (spans.length < 2) await new Promise((r) => setTimeout(r, 20));
+      }
+      const ids = new Set(spans.map((s) => s.spanId));
+      const byName = new Map(spans.map((s) => [s.name, s]));
+      assert.equal(byName.get("watch::traced")?.parentSpanId, undefined, "the delivery is a root");
+      assert.equal(
+        byName.get("engine::health::check")?.parentSpanId,
+        byName.get("watch::traced")?.spanId,
+        "the function's call is under the delivery",
+      );
+      for (const s of spans) {
+        assert.ok(s.parentSpanId === undefined || ids.has(s.parentSpanId), `${s.name}'s parent`);
+      }
+    } finally {
+      await watcher.close();
+    }
+  }));
