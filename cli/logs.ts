@@ -1,6 +1,8 @@
 /**
- * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--trace ID] [--limit N]`:
- * prints the log of a running engine, one readable line per entry; with
+ * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--trace ID] [--trace-ids] [--limit N]`:
+ * prints the log of a running engine, one readable line per entry (with
+ * `--trace-ids`, an entry of a trace ends with ` trace=<id>`; without it,
+ * lines stay as scripts match them); with
  * `--follow` it keeps printing new entries (through an `engine::events`
  * trigger) until SIGINT or SIGTERM, or until the engine goes away, as
  * `docker logs -f` ends with its container: then one line on standard
@@ -28,6 +30,8 @@ export interface LogsArgs {
   level?: LogLevel;
   /** Only the entries of this trace. */
   trace?: string;
+  /** End the line of an entry in a trace with ` trace=<id>`. */
+  traceIds: boolean;
   limit: number;
   url?: string;
 }
@@ -40,6 +44,7 @@ export function parseLogsArgs(args: string[]): LogsArgs {
       worker: { type: "string", short: "w" },
       level: { type: "string", short: "l" },
       trace: { type: "string", short: "t" },
+      "trace-ids": { type: "boolean" },
       limit: { type: "string", short: "n" },
       url: { type: "string" },
     },
@@ -65,6 +70,7 @@ export function parseLogsArgs(args: string[]): LogsArgs {
     ...(values.worker ? { worker: values.worker } : {}),
     ...(level ? { level: level as LogLevel } : {}),
     ...(values.trace ? { trace: values.trace.trim().toLowerCase() } : {}),
+    traceIds: values["trace-ids"] ?? false,
     limit,
     ...(values.url ? { url: parseUrlOption(values.url, "logs")! } : {}),
   };
@@ -72,9 +78,21 @@ export function parseLogsArgs(args: string[]): LogsArgs {
 
 const keyOf = (e: LogEntry) => `${e.time}\u0000${e.source}\u0000${e.message}`;
 
+/**
+ * An entry's line: {@link formatLogEntry}'s, and with `traceIds` an entry of
+ * a trace ends with ` trace=<id>` (for `engine logs --trace <id>` and the
+ * console's `/traces/<id>`). Opt-in: a suffix would break scripts matching
+ * a line's end.
+ */
+export function logLine(e: LogEntry, traceIds: boolean): string {
+  const text = formatLogEntry(e);
+  return traceIds && e.traceId ? `${text} trace=${e.traceId}` : text;
+}
+
 export async function logs(args: string[], io: Io): Promise<number> {
   const parsed = parseLogsArgs(args);
   const options = { ...parsed, url: await callerEngineUrl(parsed.url) };
+  const line = (e: LogEntry) => logLine(e, options.traceIds);
   let client: EngineClient;
   try {
     client = await EngineClient.connect(options.url, { name: "engine-logs" });
@@ -103,7 +121,7 @@ export async function logs(args: string[], io: Io): Promise<number> {
         for (const e of batch.events) {
           if (e.kind !== "log") continue;
           if (options.trace && e.log.traceId !== options.trace) continue;
-          if (live) io.out(formatLogEntry(e.log));
+          if (live) io.out(line(e.log));
           else waiting.push(e.log);
         }
         return null;
@@ -120,13 +138,13 @@ export async function logs(args: string[], io: Io): Promise<number> {
         limit: options.limit,
       },
     ) as { logs: LogEntry[] };
-    for (const e of entries) io.out(formatLogEntry(e));
+    for (const e of entries) io.out(line(e));
     if (options.worker && entries.length === 0 && options.limit > 0) {
       await noteUnknownWorker(client, options, io);
     }
     if (!options.follow) return 0;
     const printed = new Set(entries.map(keyOf));
-    for (const e of waiting) if (!printed.has(keyOf(e))) io.out(formatLogEntry(e));
+    for (const e of waiting) if (!printed.has(keyOf(e))) io.out(line(e));
     live = true;
     // Until Ctrl-C, or until the reader of the output went away (`engine logs -f | head -1`),
     // or until the engine went away.

@@ -73,7 +73,8 @@ Environment:
                         with ?token=<token>, or send Authorization: Bearer)
   ENGINE_TOKEN          token for the engine, when it requires one`,
   logs:
-    `Usage: engine logs [--follow] [--worker <name>] [--level <level>] [--trace <id>] [--limit <n>]
+    `Usage: engine logs [--follow] [--worker <name>] [--level <level>] [--trace <id>] [--trace-ids]
+                   [--limit <n>]
 
 Prints the log of a running engine: its own events, workers' Logger calls,
 supervised workers' output, HTTP warnings.
@@ -86,6 +87,7 @@ Options:
                         warn, error
   -t, --trace <id>      only entries of this trace (the console's Traces page,
                         engine::traces::list)
+  --trace-ids           end the line of an entry in a trace with trace=<id>
   -n, --limit <n>       how many past entries to print first (default 100; 0
                         with --follow: only new ones)
   --url <ws-url>        the engine (default: ENGINE_URL, else the running

@@ -189,3 +189,42 @@ Deno.test("engine starts its console when console.enabled and prints where", asy
     assert.equal(await engine.stop(), 0);
   }
 });
+
+Deno.test("engine logs --trace-ids ends an entry's line with its trace id; the default line is unchanged", async () => {
+  const { file } = await tempConfig(CONFIG);
+  const engine = await spawnEngine({ config: file });
+  try {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const written = await runCli([
+      "trigger",
+      "--function-id=engine::log::info",
+      `--payload=${JSON.stringify({ message: "traced entry", trace_id: traceId })}`,
+    ], { env: { ENGINE_URL: engine.url } });
+    assert.equal(written.code, 0, written.stderr);
+    assert.equal((await log(engine.url, "info", "untraced entry")).code, 0);
+    const env = { ENGINE_URL: engine.url };
+    const cases: [string[], RegExp, RegExp][] = [
+      [[], /\] traced entry$/m, /\] untraced entry$/m],
+      [
+        ["--trace-ids"],
+        new RegExp(`\\] traced entry trace=${traceId}$`, "m"),
+        /\] untraced entry$/m,
+      ],
+      [
+        ["--trace-ids", "--trace", traceId],
+        new RegExp(`traced entry trace=${traceId}$`, "m"),
+        /^$/,
+      ],
+    ];
+    for (const [args, traced, untraced] of cases) {
+      const printed = await runCli(["logs", ...args], { env });
+      assert.equal(printed.code, 0, printed.stderr);
+      assert.match(printed.stdout, traced, `${args.join(" ")}: ${printed.stdout}`);
+      if (args.includes("--trace")) {
+        assert.doesNotMatch(printed.stdout, /untraced entry/);
+      } else assert.match(printed.stdout, untraced, `${args.join(" ")}: ${printed.stdout}`);
+    }
+  } finally {
+    await engine.stop();
+  }
+});
