@@ -27,7 +27,7 @@ import type { EngineApi, TriggerBinding } from "./api.ts";
 import type { Engine, EngineEvent } from "./core.ts";
 import { Deliveries } from "./deliveries.ts";
 import { functionViews } from "./function_views.ts";
-import { configOf } from "./trigger_config.ts";
+import { configOf, formatsOf } from "./trigger_config.ts";
 
 export const WORKERS_AVAILABLE = "engine::workers-available";
 export const FUNCTIONS_AVAILABLE = "engine::functions-available";
@@ -47,8 +47,24 @@ const EVENT_NAMES = {
   worker_updated: "worker_metadata_updated",
 } as const;
 
-const WorkersConfig = z.object({}).loose();
-const FunctionsConfig = z.object({ include_internal: z.boolean().optional() }).loose();
+const WorkersConfig = z.object({}).loose().meta({ title: "WorkersAvailableConfig" });
+const FunctionsConfig = z.object({
+  include_internal: z.boolean().optional().meta({
+    description: "List internal functions too (default false)",
+  }),
+}).loose().meta({ title: "FunctionsAvailableConfig" });
+/** {@link WorkerEvent} as a schema. */
+const WorkerEventSchema = z.object({
+  event: z.enum(["worker_connected", "worker_disconnected", "worker_metadata_updated"]),
+  worker_id: z.string(),
+  worker_name: z.string().nullable(),
+}).meta({ title: "WorkersAvailableCall" });
+const FunctionsEventSchema = z.object({
+  event: z.literal("functions_changed"),
+  functions: z.array(z.object({ function_id: z.string() }).loose()).meta({
+    description: "Every function, as engine::functions::list lists them",
+  }),
+}).meta({ title: "FunctionsAvailableCall" });
 
 /** Registers both types on the engine's own worker; returns what stops them. */
 export function registerAvailabilityTriggers(api: EngineApi, engine: Engine): () => void {
@@ -114,6 +130,7 @@ export function registerAvailabilityTriggers(api: EngineApi, engine: Engine): ()
         workers.delete(b.id);
       },
     },
+    formatsOf(WorkersConfig, WorkerEventSchema),
   );
   const stopFunctions = api.registerTriggerType(
     FUNCTIONS_AVAILABLE,
@@ -139,6 +156,7 @@ export function registerAvailabilityTriggers(api: EngineApi, engine: Engine): ()
         lastSent.delete(b.id);
       },
     },
+    formatsOf(FunctionsConfig, FunctionsEventSchema),
   );
   return () => {
     unsubscribe();

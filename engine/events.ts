@@ -16,7 +16,7 @@ import type { EngineApi, LogEntry, TriggerBinding, TriggerTypeProvider } from ".
 import type { Engine, EngineEvent } from "./core.ts";
 import { type LogStore, matches } from "./observability/logs.ts";
 import type { Span, TraceStore } from "./observability/traces.ts";
-import { configOf } from "./trigger_config.ts";
+import { configOf, formatsOf } from "./trigger_config.ts";
 
 export const EVENTS_TRIGGER_TYPE = "engine::events";
 
@@ -47,6 +47,16 @@ export const EventsConfig = z.object({
 }).loose();
 export type EventsConfig = z.infer<typeof EventsConfig>;
 
+/** {@link EventBatch} as a schema, for the type's `call_request_format`. */
+const EventBatchSchema = z.object({
+  events: z.array(z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("log"), log: z.object({}).loose() }),
+    z.object({ kind: z.literal("span"), span: z.object({}).loose() }),
+    z.object({ kind: z.literal("engine"), change: z.object({ type: z.string() }).loose() }),
+  ])),
+  dropped: z.number().int().meta({ description: "Events dropped since the previous batch" }),
+}).meta({ title: "EventBatch" });
+
 const MAX_BATCH = 500;
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** Gathers the events of a burst into one delivery. */
@@ -76,6 +86,7 @@ export function registerEventsTrigger(api: EngineApi, sources: Sources): () => v
     EVENTS_TRIGGER_TYPE,
     "Live feed of logs, spans and worker/function/trigger changes, in batches",
     provider,
+    formatsOf(EventsConfig.meta({ title: "EventsConfig" }), EventBatchSchema),
   );
   return () => {
     unregister();

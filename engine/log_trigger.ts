@@ -25,7 +25,7 @@ import type { EngineApi, LogEntry, LogLevel, TriggerBinding } from "./api.ts";
 import type { Engine } from "./core.ts";
 import { Deliveries } from "./deliveries.ts";
 import type { LogStore } from "./observability/logs.ts";
-import { configOf } from "./trigger_config.ts";
+import { configOf, formatsOf } from "./trigger_config.ts";
 
 export const LOG_TRIGGER_TYPE = "log";
 
@@ -46,6 +46,24 @@ export interface LogRecord {
   attributes: Record<string, unknown>;
   resource: Record<string, unknown>;
 }
+
+/** {@link LogRecord} as a schema, for the type's `call_request_format`. */
+const LogRecordSchema = z.object({
+  timestamp_unix_nano: z.number(),
+  observed_timestamp_unix_nano: z.number(),
+  severity_number: z.number().int(),
+  severity_text: z.enum(["DEBUG", "INFO", "WARN", "ERROR"]),
+  body: z.string(),
+  trace_id: z.string().nullable(),
+  span_id: z.string().nullable(),
+  service_name: z.string(),
+  attributes: z.object({
+    worker: z.string().optional(),
+    function_id: z.string().optional(),
+    "log.data": z.unknown().optional(),
+  }),
+  resource: z.object({ "service.name": z.string() }),
+}).meta({ title: "LogRecord", description: "A log entry as an OpenTelemetry log record" });
 
 const SEVERITY: Record<LogLevel, number> = { debug: 5, info: 9, warn: 13, error: 17 };
 
@@ -140,6 +158,7 @@ export function registerLogTrigger(api: EngineApi, engine: Engine, logs: LogStor
         live.delete(binding.id);
       },
     },
+    formatsOf(LogTriggerConfig.meta({ title: "LogTriggerConfig" }), LogRecordSchema),
   );
   return () => {
     unsubscribe();

@@ -3,7 +3,20 @@
  *
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
+import type { TriggerTypeFormats } from "./api.ts";
+
+/**
+ * The JSON Schemas an engine trigger type declares (`engine::triggers::info`),
+ * derived from the zod schemas that read a trigger's config (as its input:
+ * optional fields not required) and describe the payload its function gets.
+ */
+export function formatsOf(config: z.ZodType, call: z.ZodType): TriggerTypeFormats {
+  return {
+    trigger_request_format: z.toJSONSchema(config, { io: "input" }),
+    call_request_format: z.toJSONSchema(call),
+  };
+}
 
 /**
  * `config` (absent: `{}`) read by `schema`; otherwise an error naming the

@@ -2,13 +2,14 @@
  * The engine's own trigger types `engine::workers-available` and
  * `engine::functions-available`, over real sockets with raw protocol frames:
  * what they fire, that a failing or stuck function does not stop the others'
- * deliveries, and that a burst of registrations fires a few times, not once
- * per function.
+ * deliveries, that a burst of registrations fires a few times, not once
+ * per function, and the JSON Schemas the engine's trigger types declare.
  */
 import assert from "node:assert/strict";
 import { withEngine } from "../support/in_process_engine.ts";
 import { type Frame, RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { bind, calls } from "../support/bound_triggers.ts";
+import { logRecord } from "../../engine/log_trigger.ts";
 
 Deno.test("engine::workers-available fires connected, metadata updated and disconnected, past a failing and a stuck function", () =>
   withEngine(async (url) => {
@@ -195,5 +196,34 @@ Deno.test("engine::workers-available: a delivery's span is a root, and what its 
       }
     } finally {
       await watcher.close();
+    }
+  }));
+
+Deno.test("the engine's trigger types declare JSON Schemas of their config and of their calls' payload", () =>
+  withEngine(async (url) => {
+    const w = await RawWorker.connect(url);
+    try {
+      const info = async (id: string) =>
+        (await w.call("engine::triggers::info", { id })).result.triggers[0] as Frame;
+      // The payload's members are those the deliveries send (log_trigger.ts logRecord, …).
+      const record = logRecord({ time: 1, level: "info", source: "engine", message: "m" });
+      const cases: [string, string[], string[]][] = [
+        ["log", ["level"], Object.keys(record)],
+        ["engine::workers-available", [], ["event", "worker_id", "worker_name"]],
+        ["engine::functions-available", ["include_internal"], ["event", "functions"]],
+        ["engine::events", ["kinds", "level", "worker", "buffer"], ["events", "dropped"]],
+      ];
+      for (const [id, config, call] of cases) {
+        const type = await info(id);
+        const request = type.trigger_request_format;
+        assert.equal(request?.type, "object", `${id}: a config schema`);
+        assert.deepEqual(Object.keys(request.properties ?? {}), config, `${id}: config fields`);
+        assert.equal(request.required, undefined, `${id}: every config field is optional`);
+        assert.deepEqual(type.call_request_format?.required, call, `${id}: the payload's members`);
+      }
+      const level = (await info("log")).trigger_request_format.properties.level;
+      assert.deepEqual(level.enum, ["all", "debug", "info", "warn", "error"]);
+    } finally {
+      await w.close();
     }
   }));

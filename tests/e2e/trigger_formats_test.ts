@@ -27,6 +27,7 @@ Deno.test("trigger types list their schemas and registered triggers their config
       trigger_request_format: every,
       call_request_format: tick,
     });
+    w.send({ type: "registertriggertype", id: "plain", description: "declares no schema" });
     const triggers: [string, string, unknown][] = [
       ["h1", "http", { api_path: "orders/:id", http_method: "post" }],
       ["h2", "http", { api_path: "/health" }],
@@ -83,8 +84,9 @@ Deno.test("trigger types list their schemas and registered triggers their config
     });
     const listedTypes = (await w.call("engine::triggers::list", {})).result.triggers as Frame[];
     assert.deepEqual(listedTypes.find((t) => t.id === "ticker"), ticker);
-    // A type that declared none lists none.
-    assert.equal("trigger_request_format" in listedTypes.find((t) => t.id === "log")!, false);
+    // A type that declared none lists none (the engine's own declare theirs).
+    assert.equal("trigger_request_format" in listedTypes.find((t) => t.id === "plain")!, false);
+    assert.equal(listedTypes.find((t) => t.id === "log")!.trigger_request_format.type, "object");
 
     const registered = (await w.call("engine::registered-triggers::list", {})).result
       .registered_triggers as Frame[];
