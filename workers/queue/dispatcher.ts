@@ -216,7 +216,10 @@ export class Dispatcher {
         const skip = [...state.missing];
         const claimed = await this.#o.store.claim(queue, now, free, leaseUntil, skip);
         state.retryAt = 0;
-        for (const message of claimed) this.#deliver(message, settings);
+        for (const message of claimed) {
+          // Handed out although skipped (Redis, past its window): it is to go behind the rest.
+          this.#deliver(message, settings, skip.includes(message.functionId));
+        }
         if (!state.again && claimed.length < free) break;
       }
       // Messages left for a missing function are due: the timer would fire for them at once.
@@ -237,14 +240,14 @@ export class Dispatcher {
     }
   }
 
-  #deliver(message: ClaimedMessage, settings: QueueSettings): void {
+  #deliver(message: ClaimedMessage, settings: QueueSettings, skipped: boolean): void {
     const state = this.#state(message.queue);
     state.inFlight++;
-    const delivery: Promise<void> = this.#run(message, settings, (waiting) => {
+    const delivery: Promise<void> = this.#run(message, settings, skipped, (waiting) => {
       state.inFlight--;
       this.#deliveries.delete(delivery);
       // Pump (or plan) before the busy count can drop to zero, so `idle()` covers the next claim.
-      // A message put back to wait claims no next one at once (Redis ignores `skip`: a busy loop).
+      // A message put back to wait claims no next one at once (it may be handed out again).
       if (waiting) this.#plan(message.queue);
       else this.notify(message.queue);
     });
@@ -254,6 +257,7 @@ export class Dispatcher {
   async #run(
     message: ClaimedMessage,
     settings: QueueSettings,
+    skipped: boolean,
     finished: (waiting: boolean) => void,
   ): Promise<void> {
     const { target } = this.#o;
@@ -287,7 +291,7 @@ export class Dispatcher {
     }
     this.#busy++;
     try {
-      await this.#record(message, settings, outcome, released);
+      await this.#record(message, settings, outcome, released, skipped);
     } catch (error) {
       if (loggedOutageOf(error) !== undefined) return;
       this.#o.log.error(
@@ -306,6 +310,7 @@ export class Dispatcher {
     settings: QueueSettings,
     outcome: DeliveryOutcome,
     released: boolean,
+    skipped: boolean,
   ): Promise<void> {
     const { store } = this.#o;
     const { queue, id, lease } = message;
@@ -330,10 +335,11 @@ export class Dispatcher {
         break;
       case "wait":
         // Where claims skip its function from now on, it keeps its arrival place for when it
-        // comes; elsewhere (Redis) it goes behind, or it would be claimed again before the rest.
+        // comes; a message handed out although skipped (a store that does not skip, or Redis
+        // past its window) goes behind, or it would be claimed again before the rest.
         recorded = await store.reschedule(queue, id, lease, {
           ...verdict,
-          ...(store.claimSkips
+          ...(store.claimSkips && !skipped
             ? { visibleAt: Math.min(verdict.visibleAt, message.enqueuedAt) }
             : {}),
         });

@@ -87,6 +87,7 @@ interface StaticMeta {
 /** A {@link QueueStore} in Redis. */
 export class RedisStore implements QueueStore {
   readonly adapter = "redis";
+  readonly claimSkips = true;
   readonly #redis: Redis & QueueScripts;
 
   private constructor(redis: Redis) {
@@ -142,15 +143,29 @@ export class RedisStore implements QueueStore {
     return added === 1;
   }
 
-  /** Claims as the store interface says; a `skip` list is not applied (its messages are put back). */
+  /**
+   * Claims as the store interface says. Messages of the `skip` functions are
+   * passed over among the first `limit` + `SKIP_WINDOW` (redis_scripts.ts) due ones; a
+   * longer run of them is handed out (the dispatcher puts them back behind).
+   */
   async claim(
     queue: string,
     now: number,
     limit: number,
     leaseUntil: number,
+    skip: readonly string[] = [],
   ): Promise<ClaimedMessage[]> {
     if (limit <= 0) return [];
-    const flat = await this.#run("queueClaim", queue, now, limit, leaseUntil, crypto.randomUUID());
+    const flat = await this.#run(
+      "queueClaim",
+      queue,
+      now,
+      limit,
+      leaseUntil,
+      crypto.randomUUID(),
+      // cjson decodes an empty array as an empty object: the same to the script.
+      JSON.stringify(skip),
+    );
     return rowsOf(flat).map(([id, lease, meta, data, attempts, error]) => ({
       ...toMeta(queue, id, meta, attempts, error),
       data: parseExact(data),

@@ -23,6 +23,12 @@
 /** The prefix of a write's mark. */
 export const MARK_PREFIX = "queue:\u0000mark:";
 
+/**
+ * How many due messages of skipped functions a claim passes over, at most,
+ * looking for others: each costs Redis a read and a JSON decode.
+ */
+export const SKIP_WINDOW = 1000;
+
 /** How long a mark nobody removed lives: longer than ioredis keeps sending a command again. */
 export const MARK_TTL_MS = 60 * 1000;
 
@@ -78,10 +84,14 @@ redis.call('SADD', KEYS[4], ARGV[5])
 return 1`,
 );
 
-// ARGV now, limit, lease until, lease prefix, mark TTL
+// ARGV now, limit, lease until, lease prefix, skipped function ids (a JSON array), mark TTL
 // → flat [id, lease, meta, data, attempts|false, error|false, ...].
 // The mark keeps the ids and leases claimed (a JSON array, id then lease): a second run of the
 // call answers the messages still held by those leases, rather than hiding them till they end.
+// Messages of the skipped functions are passed over, among the first limit + SKIP_WINDOW due
+// messages: a longer run of them ahead of the others is handed out (its first `limit`), to be
+// put back behind, so the messages after it are reached without the script reading the whole
+// backlog.
 const CLAIM: Script = {
   keys: ["due", "leases", "meta", "data", "attempts", "errors", "mark"],
   marked: true,
@@ -106,22 +116,37 @@ if done then
   end
   return out
 end
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local limit = tonumber(ARGV[2])
+local skip = {}
+for _, f in ipairs(cjson.decode(ARGV[5])) do skip[f] = true end
+local window = limit
+if next(skip) then window = limit + ${SKIP_WINDOW} end
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, window)
 local held = {}
-for i, id in ipairs(ids) do
+local passed = {}
+local function take(id, meta)
+  local lease = ARGV[4] .. '-' .. (#held / 2 + 1)
+  redis.call('ZADD', KEYS[1], ARGV[3], id)
+  redis.call('HSET', KEYS[2], id, lease)
+  held[#held + 1] = id
+  held[#held + 1] = lease
+  add(id, lease, meta)
+end
+for _, id in ipairs(ids) do
+  if #held / 2 >= limit then break end
   local meta = redis.call('HGET', KEYS[3], id)
-  if meta then
-    local lease = ARGV[4] .. '-' .. i
-    redis.call('ZADD', KEYS[1], ARGV[3], id)
-    redis.call('HSET', KEYS[2], id, lease)
-    held[#held + 1] = id
-    held[#held + 1] = lease
-    add(id, lease, meta)
-  else
+  if not meta then
     redis.call('ZREM', KEYS[1], id)
+  elseif skip[cjson.decode(meta).f] then
+    if #passed < limit then passed[#passed + 1] = {id, meta} end
+  else
+    take(id, meta)
   end
 end
-if #held > 0 then redis.call('SET', KEYS[7], cjson.encode(held), 'PX', ARGV[5]) end
+if #ids == window and #held == 0 then
+  for _, p in ipairs(passed) do take(p[1], p[2]) end
+end
+if #held > 0 then redis.call('SET', KEYS[7], cjson.encode(held), 'PX', ARGV[#ARGV]) end
 return out`,
 };
 

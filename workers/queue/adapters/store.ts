@@ -145,7 +145,8 @@ export interface QueueStore {
    * first, hiding each until `leaseUntil`. Messages for the functions in
    * `skip` (not registered here) are left as they are, not claimed: a backlog
    * waiting for its worker is not rewritten at every poll. An adapter may
-   * claim them anyway (Redis does): the dispatcher then puts them back.
+   * claim them anyway (Redis, past a run of `SKIP_WINDOW` of them): the
+   * dispatcher then puts them back behind the rest.
    */
   claim(
     queue: string,
