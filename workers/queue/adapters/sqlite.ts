@@ -40,7 +40,7 @@ import type {
   QueueStore,
   Reschedule,
 } from "./store.ts";
-import { SqliteOutageLog } from "./sqlite_outage.ts";
+import { QueueOutageLog as SqliteOutageLog } from "../../_shared/sqlite_outage.ts";
 
 /** Options of {@link SqliteStore.open}. */
 export interface SqliteStoreOptions {

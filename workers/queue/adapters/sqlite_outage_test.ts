@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LogStore } from "../../../engine/observability/logs.ts";
 import { loggedOutageOf } from "../../_shared/store_outage.ts";
-import { SqliteOutageLog } from "./sqlite_outage.ts";
+import { QueueOutageLog as SqliteOutageLog } from "../../_shared/sqlite_outage.ts";
 import { SqliteStore } from "./sqlite.ts";
 
 const FUTURE = Number.MAX_SAFE_INTEGER;

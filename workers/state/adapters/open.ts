@@ -17,7 +17,12 @@ export function openStore(config: StateConfig, options: OpenStoreOptions): Promi
   const limits = { maxValueBytes: config.max_value_bytes, maxListBytes: config.max_list_bytes };
   return openChosenStore<StateStore>(config, options, {
     memory: () => new MemoryStore(limits),
-    sqlite: (file) => SqliteStore.open({ ...file, ...limits }),
+    sqlite: (file) =>
+      SqliteStore.open({
+        ...file,
+        ...limits,
+        ...(options.log === undefined ? {} : { log: options.log }),
+      }),
     redis: (server) => RedisStore.connect({ ...server, ...limits }),
   });
 }

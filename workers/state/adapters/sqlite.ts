@@ -19,12 +19,14 @@
  */
 
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Logger } from "../../../engine/api.ts";
 import {
   type DatabaseFile,
   openDatabase,
   type Transaction,
   writeTransaction,
 } from "../../_shared/sqlite.ts";
+import { SqliteOutageLog, watchedTransaction } from "../../_shared/sqlite_outage.ts";
 import type { UpdateOp } from "../update_ops.ts";
 import { compareKeys, decodeStored, encodeValue, type JsonValue } from "../values.ts";
 import { DEFAULT_MAX_LIST_BYTES, listBound } from "../list_bound.ts";
@@ -44,6 +46,12 @@ export interface SqliteStoreOptions extends StoreOptions {
   path: string;
   /** How often SQLite fsyncs: see the module documentation. Default `normal`. */
   synchronous?: "normal" | "full";
+  /**
+   * Where a write outage (disk full, the file deleted) is logged, a few
+   * lines however long it lasts (see {@link SqliteOutageLog}); its failures
+   * then come marked as logged. Without it, nothing is logged here.
+   */
+  log?: Logger;
 }
 
 const SCHEMA = `
@@ -69,7 +77,24 @@ export class SqliteStore implements StateStore {
     this.path = options.path;
     this.#maxValueBytes = options.maxValueBytes;
     this.#maxListBytes = options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
-    this.#transaction = writeTransaction(db, file);
+    const transaction = writeTransaction(db, file);
+    const { log } = options;
+    if (log === undefined) this.#transaction = transaction;
+    else {
+      const outages = new SqliteOutageLog({
+        path: file.path,
+        label: "state",
+        consequence: "state::set, update and delete fail meanwhile; reads still answer",
+        log,
+        checkFile: () => file.check(),
+      });
+      const totalChanges = db.prepare("SELECT total_changes() AS n");
+      this.#transaction = watchedTransaction(
+        transaction,
+        outages,
+        () => Number((totalChanges.get() as { n: number }).n),
+      );
+    }
     this.#sql = {
       get: db.prepare("SELECT value FROM state_entries WHERE scope = ? AND key = ?"),
       upsert: db.prepare(
