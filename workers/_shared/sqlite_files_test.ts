@@ -125,8 +125,9 @@ Deno.test("a SQLite file deleted or replaced while the engine has it open: write
         "while the engine had it open: writes are refused, as they would be lost with it; " +
         "restart the engine to create a new one",
     });
+    // Logged once for the outage, not per call (see sqlite_outage.ts).
     await e.waitForLine(
-      /ERROR \[engine-state\] Cannot write scope "s" key "after": the state database/,
+      /ERROR \[engine-state\] Writes to the state database fail: the state database ".*" was deleted/,
     );
 
     // A restore that renames another file over the open one.
