@@ -99,20 +99,75 @@ export function writeTransaction(db: DatabaseSync, file?: DatabaseFile): Transac
   const begin = db.prepare("BEGIN IMMEDIATE");
   const commit = db.prepare("COMMIT");
   const rollback = db.prepare("ROLLBACK");
+  const wal = walReturner(db);
   return (body) => {
+    wal.beforeWrite();
     try {
       file?.check();
       begin.run();
     } catch (error) {
-      throw file?.named(error) ?? error;
+      throw file?.named(wal.failed(error)) ?? error;
     }
     try {
       const result = body();
       commit.run();
+      wal.wrote();
       return result;
     } catch (error) {
       if (db.isTransaction) rollback.run();
-      throw file?.named(error) ?? error;
+      throw file?.named(wal.failed(error)) ?? error;
     }
+  };
+}
+
+/** The WAL's checkpoint size, in pages, once the disk was found full (SQLite's default: 1000). */
+const NEARLY_FULL_CHECKPOINT_PAGES = 16;
+
+/**
+ * Gives the space of the write-ahead log back after the disk was found full.
+ * SQLite copies the WAL into the database only once it holds 1000 pages
+ * (4 MiB): on a disk with less room than that, the WAL took every byte freed
+ * and writes failed again, for good, with the data itself small. After a
+ * write failed for a full disk, a `wal_checkpoint(TRUNCATE)` copies the WAL
+ * into the database and empties it; it fails while the database file has no
+ * room to grow into, so it is tried again before each write until one works,
+ * ahead of the write, which would otherwise take the freed space first. From
+ * then on (until the engine restarts) the WAL is copied back every
+ * {@link NEARLY_FULL_CHECKPOINT_PAGES} pages, so it reuses its own few pages
+ * instead of growing into what the disk has left.
+ */
+function walReturner(db: DatabaseSync): {
+  beforeWrite(): void;
+  failed(error: unknown): unknown;
+  wrote(): void;
+} {
+  const checkpoint = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
+  let full = false;
+  let nearlyFull = false;
+  const giveBack = () => {
+    try {
+      checkpoint.get();
+    } catch {
+      // Still no room for the database to grow: the next write tries again.
+    }
+  };
+  return {
+    beforeWrite() {
+      if (full) giveBack();
+    },
+    failed(error) {
+      if (error instanceof Error && /database or disk is full/.test(error.message)) {
+        full = true;
+        if (!nearlyFull) {
+          nearlyFull = true;
+          db.exec(`PRAGMA wal_autocheckpoint = ${NEARLY_FULL_CHECKPOINT_PAGES}`);
+        }
+        if (!db.isTransaction) giveBack();
+      }
+      return error;
+    },
+    wrote() {
+      full = false;
+    },
   };
 }
