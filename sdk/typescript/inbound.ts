@@ -60,6 +60,8 @@ export class Inbound {
   #reattachToken: string | undefined;
   #opens = 0;
   #stopped = false;
+  /** Waits for the engine's next JSON `pong` ({@linkcode Inbound.caughtUp}). */
+  #pongs: (() => void)[] = [];
 
   /** `worker` is what handlers' scopes and channel ends belong to. */
   constructor(worker: unknown, parts: InboundParts) {
@@ -80,6 +82,23 @@ export class Inbound {
   /** Counts a new connection: answers decided for an earlier one are not sent on it. */
   opened(): void {
     this.#opens++;
+  }
+
+  /**
+   * Sends a JSON `ping` with `send` and resolves at the engine's `pong`: the
+   * engine handles a connection's frames in order, so by then it has read
+   * what was sent before, and every call it sent this way has arrived. Also
+   * resolves when the connection closes ({@linkcode Inbound.closed}).
+   */
+  caughtUp(send: (frame: Frame) => void): Promise<void> {
+    const promise = new Promise<void>((resolve) => this.#pongs.push(resolve)); // Node 20: no withResolvers
+    send({ type: "ping" });
+    return promise;
+  }
+
+  /** The connection closed: no `pong` is coming on it. */
+  closed(): void {
+    for (const resolve of this.#pongs.splice(0)) resolve();
   }
 
   /**
@@ -113,6 +132,9 @@ export class Inbound {
         return;
       case "invocationresult":
         this.#parts.calls.settle(msg);
+        return;
+      case "pong":
+        this.#pongs.shift()?.();
         return;
       case "registertrigger": {
         // An answer decided after the connection changed is not sent: the engine forgot the

@@ -366,7 +366,13 @@ export class Worker {
     this.#outbox.take();
     // No new calls here: the engine routes them to the other replicas from now on.
     for (const id of this.#registered.functionIds()) this.#send({ type: "unregisterfunction", id });
-    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5000)
+    // Calls the engine sent before it read that are still on their way: the drain waits for them
+    // (they are refused with code shutdown and go to another replica), or closing now would leave
+    // them unanswered (their callers would get invocation_stopped).
+    const caughtUp = this.#conn.isOpen
+      ? this.#inbound.caughtUp((frame) => this.#send(frame))
+      : Promise.resolve();
+    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5000, caughtUp)
       .then(() => this.#types.release()) // the provided triggers stop firing
       .then(() => {
         this.#drained = true;
@@ -379,11 +385,11 @@ export class Worker {
     return this.#shutdown;
   }
 
-  async #drain(timeoutMs: number): Promise<void> {
+  async #drain(timeoutMs: number, caughtUp: Promise<void>): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      this.#inbound.stop(),
+      Promise.all([this.#inbound.stop(), caughtUp]),
       new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
     ]);
     clearTimeout(timer);
@@ -426,6 +432,7 @@ export class Worker {
     // The engine forgot the triggers it had handed to this worker's trigger types; it hands them
     // over again after the reconnect, so they are undone now rather than registered twice.
     void this.#types.release();
+    this.#inbound.closed();
     const why = reason ? `${code}: ${reason}` : `${code}`;
     this.#calls.rejectSent(
       "invocation_stopped",

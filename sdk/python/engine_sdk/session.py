@@ -55,6 +55,7 @@ class Session:
         self.ends = OpenEnds()
         """The channel ends of this worker with an open socket, broken off at shutdown."""
         self._opened = 0  # counts opens: an answer decided on an earlier connection is not sent
+        self._pongs: list[asyncio.Future[None]] = []  # waiting for the engine's JSON pong (close)
         self.open_now = threading.Event()
         """Set while the connection is open (after the open burst was sent), for ``wait_connected``."""
         self._url = url
@@ -152,6 +153,10 @@ class Session:
 
     def _on_close(self, code: int, reason: str) -> None:
         self.open_now.clear()
+        for pong in self._pongs:  # none comes on this connection any more
+            if not pong.done():
+                pong.set_result(None)
+        self._pongs.clear()
         # The engine forgets the triggers of this worker's trigger types with the connection and
         # hands them over again once the types are replayed: let go of them until then.
         if not self._closed:
@@ -178,8 +183,17 @@ class Session:
             self.conn.send(frames.unregister_function(entry.id))  # dropped while disconnected
         loop = asyncio.get_running_loop()
         deadline = loop.time() + drain_s
-        if self._handling and drain_s > 0:
-            await asyncio.wait(set(self._handling), timeout=drain_s)
+        waits: set[asyncio.Future[Any]] = set(self._handling)
+        if self.conn.is_open:
+            # The engine handles a connection's frames in order: at its pong it has read the
+            # unregisterfunction frames, and the calls it sent before are here (refused with code
+            # shutdown, they go to another replica). Closing sooner would leave them unanswered.
+            pong: asyncio.Future[None] = loop.create_future()
+            self._pongs.append(pong)
+            self.conn.send({"type": "ping"})
+            waits.add(pong)
+        if waits and drain_s > 0:
+            await asyncio.wait(waits, timeout=drain_s)
         # A handler may return before the stream it writes ends: open channel ends get the rest of
         # the time, then are broken off (their peers see an error, not a clean end).
         await self.ends.close(deadline - loop.time(), "the worker shut down")
@@ -232,6 +246,10 @@ class Session:
             log.error("Engine error %s: %s", error.get("code"), error.get("message"))
         elif kind == "ping":
             self.conn.send({"type": "pong"})
+        elif kind == "pong" and self._pongs:
+            pong = self._pongs.pop(0)
+            if not pong.done():
+                pong.set_result(None)
 
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)

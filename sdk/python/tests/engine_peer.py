@@ -242,7 +242,10 @@ class ScriptedEngine:
                 peer.texts.append(data)
                 for line in data.split(b"\n") if peer.batch else [data]:
                     if line:
-                        peer.frames.put(json.loads(line))
+                        frame = json.loads(line)
+                        if isinstance(frame, dict) and frame.get("type") == "ping":
+                            conn.send_text('{"type":"pong"}')  # as the engine does (a shutdown waits for it)
+                        peer.frames.put(frame)
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
             peer.close_code = 1006
         finally:

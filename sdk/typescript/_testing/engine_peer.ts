@@ -49,6 +49,7 @@ export class PeerConnection {
       for (const line of batch ? text.split("\n") : [text]) {
         const frame = JSON.parse(line);
         this.frames.push(frame);
+        if (frame.type === "ping") this.send({ type: "pong" }); // as the engine (a shutdown waits for it)
         this.#reply(frame);
       }
       this.#wake();

@@ -2154,6 +2154,8 @@ var Inbound = class {
   #reattachToken;
   #opens = 0;
   #stopped = false;
+  /** Waits for the engine's next JSON `pong` ({@linkcode Inbound.caughtUp}). */
+  #pongs = [];
   /** `worker` is what handlers' scopes and channel ends belong to. */
   constructor(worker, parts) {
     this.#worker = worker;
@@ -2170,6 +2172,23 @@ var Inbound = class {
   /** Counts a new connection: answers decided for an earlier one are not sent on it. */
   opened() {
     this.#opens++;
+  }
+  /**
+   * Sends a JSON `ping` with `send` and resolves at the engine's `pong`: the
+   * engine handles a connection's frames in order, so by then it has read
+   * what was sent before, and every call it sent this way has arrived. Also
+   * resolves when the connection closes ({@linkcode Inbound.closed}).
+   */
+  caughtUp(send) {
+    const promise = new Promise((resolve) => this.#pongs.push(resolve));
+    send({
+      type: "ping"
+    });
+    return promise;
+  }
+  /** The connection closed: no `pong` is coming on it. */
+  closed() {
+    for (const resolve of this.#pongs.splice(0)) resolve();
   }
   /**
    * From now on calls are answered with code `shutdown` instead of run;
@@ -2201,6 +2220,9 @@ var Inbound = class {
         return;
       case "invocationresult":
         this.#parts.calls.settle(msg);
+        return;
+      case "pong":
+        this.#pongs.shift()?.();
         return;
       case "registertrigger": {
         const opens = this.#opens;
@@ -2865,18 +2887,22 @@ var Worker = class {
       type: "unregisterfunction",
       id
     });
-    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5e3).then(() => this.#types.release()).then(() => {
+    const caughtUp = this.#conn.isOpen ? this.#inbound.caughtUp((frame) => this.#send(frame)) : Promise.resolve();
+    this.#shutdown = this.#drain(options.drainTimeoutMs ?? 5e3, caughtUp).then(() => this.#types.release()).then(() => {
       this.#drained = true;
       this.#calls.rejectAll("shutdown", (id) => `Invocation of ${id} stopped: the worker is shutting down`);
       return this.#conn.stop(1e3, "shutdown");
     });
     return this.#shutdown;
   }
-  async #drain(timeoutMs) {
+  async #drain(timeoutMs, caughtUp) {
     const deadline = performance.now() + timeoutMs;
     let timer;
     await Promise.race([
-      this.#inbound.stop(),
+      Promise.all([
+        this.#inbound.stop(),
+        caughtUp
+      ]),
       new Promise((resolve) => timer = setTimeout(resolve, timeoutMs))
     ]);
     clearTimeout(timer);
@@ -2917,6 +2943,7 @@ var Worker = class {
    */
   #onClose(code, reason) {
     void this.#types.release();
+    this.#inbound.closed();
     const why = reason ? `${code}: ${reason}` : `${code}`;
     this.#calls.rejectSent("invocation_stopped", (id) => `Invocation stopped: the connection to the engine at ${this.url} closed (code ${why}) before "${id}" answered; it may have run`);
   }
