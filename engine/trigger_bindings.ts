@@ -140,15 +140,23 @@ export class TriggerBindings {
     return true;
   }
 
-  /** A worker left: its triggers go, and the triggers of the types it provided wait. */
+  /**
+   * A worker left: its triggers go, and the triggers of the types it provided
+   * go to the provider standing by, or wait.
+   */
   dropWorker(conn: WorkerConn): void {
     const { triggers } = this.#host;
     this.#parked.dropConn(conn.id);
+    // First: a provider standing by that leaves too is not the one to take its types.
+    triggers.dropStandby(conn.id);
     for (const t of triggers.ofOwner(conn.id)) this.#drop(t, conn.name);
     for (const type of triggers.typesOf(conn.id)) this.#dropType(conn, type.id);
   }
 
-  /** Removes trigger type `id` of `conn`; its triggers wait for a new provider, and the log says so. */
+  /**
+   * Removes trigger type `id` of `conn`: its triggers go to the provider that
+   * stood by for it, if one still does, else they wait, and the log says so.
+   */
   #dropType(conn: WorkerConn, id: string): boolean {
     const { triggers, log } = this.#host;
     if (!triggers.removeType(id, conn.id)) return false;
@@ -157,6 +165,15 @@ export class TriggerBindings {
     for (const t of waiting) {
       this.#offers.delete(t);
       this.#blocked.delete(t);
+    }
+    const heir = triggers.promote(id);
+    const heirConn = heir && this.#host.workers.get(heir.owner);
+    if (heirConn) {
+      log.warn(
+        `Trigger type "${id}" is provided by worker "${heirConn.name}" again: its provider "${conn.name}" is gone`,
+      );
+      for (const t of waiting) if (t.owner !== conn.id) this.#activate(t);
+      return true;
     }
     // Its own triggers are not told of: the worker gave the type up itself, and at its shutdown
     // (a type unregistered before its triggers) they go a moment later, with it.

@@ -149,3 +149,87 @@ Deno.test("a trigger type of a built-in worker is not taken over by a worker", a
     }
   }, { builtins: [{ worker: httpWorker, config: httpWorker.parseConfig({ port: httpPort }) }] });
 });
+
+/** The status `user` is shown for trigger `id` (engine::registered-triggers::list). */
+async function statusOf(user: RawWorker, id: string): Promise<unknown> {
+  const list = await user.call("engine::registered-triggers::list", {});
+  return list.result.registered_triggers.find((t: Frame) => t.id === id)?.status;
+}
+
+/** Waits until trigger `id` shows `status` (a closed connection is handled by the engine later). */
+async function untilStatus(user: RawWorker, id: string, status: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  let now = await statusOf(user, id);
+  while (now !== status) {
+    assert.ok(Date.now() < deadline, `trigger ${id} is ${now}, not ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    now = await statusOf(user, id);
+  }
+}
+
+Deno.test("a provider that took a type over leaves: the one it replaced, still live, provides it again", () =>
+  withEngine(async (url) => {
+    // Two replicas of one provider: the second to register the type takes it over.
+    const first = await RawWorker.connect(url);
+    const second = await RawWorker.connect(url);
+    const user = await RawWorker.connect(url);
+    try {
+      first.send({ type: "registertriggertype", id: "tick", description: "ticks" });
+      await handled(first);
+      second.send({ type: "registertriggertype", id: "tick", description: "ticks" });
+      await handled(second);
+      const asked = second.next(isRegister("t1"));
+      register(user, "t1");
+      await asked;
+      accept(second, "t1");
+      await handled(second);
+      assert.equal(await statusOf(user, "t1"), "active");
+
+      // The second replica stops (a rolling deploy): the first takes its triggers back.
+      const back = first.next(isRegister("t1"));
+      await second.close();
+      assert.deepEqual((await back).config, { every: 1 });
+      accept(first, "t1");
+      await handled(first);
+      assert.equal(await statusOf(user, "t1"), "active");
+      const types = (await user.call("engine::triggers::list", {})).result.triggers;
+      assert.equal(types.filter((t: Frame) => t.id === "tick").length, 1);
+
+      // And once it has left too, the trigger waits: nobody stands by any more.
+      await first.close();
+      await untilStatus(user, "t1", "pending");
+    } finally {
+      await Promise.all([first.close(), second.close(), user.close()]);
+    }
+  }));
+
+Deno.test("a provider standing by that leaves or gives the type up is not the one to take it back", () =>
+  withEngine(async (url) => {
+    const first = await RawWorker.connect(url);
+    const second = await RawWorker.connect(url);
+    const third = await RawWorker.connect(url);
+    const user = await RawWorker.connect(url);
+    try {
+      for (const provider of [first, second, third]) {
+        provider.send({ type: "registertriggertype", id: "tick", description: "ticks" });
+        await handled(provider);
+      }
+      const asked = third.next(isRegister("t1"));
+      register(user, "t1");
+      await asked;
+      accept(third, "t1");
+      await handled(third);
+
+      // The latest standing by (second) gives the type up, the one before it (first) leaves.
+      second.send({ type: "unregistertriggertype", id: "tick" });
+      await handled(second);
+      await first.close();
+      await third.close();
+      await untilStatus(user, "t1", "pending");
+      for (const gone of [first, second]) {
+        assert.equal(gone.frames.filter(isRegister("t1")).length, 0);
+      }
+    } finally {
+      await Promise.all([first.close(), second.close(), third.close(), user.close()]);
+    }
+  }));
