@@ -40,7 +40,10 @@ import type {
   QueueStore,
   Reschedule,
 } from "./store.ts";
-import { QueueOutageLog as SqliteOutageLog } from "../../_shared/sqlite_outage.ts";
+import {
+  QueueOutageLog as SqliteOutageLog,
+  watchedTransaction,
+} from "../../_shared/sqlite_outage.ts";
 
 /** Options of {@link SqliteStore.open}. */
 export interface SqliteStoreOptions {
@@ -145,7 +148,6 @@ export class SqliteStore implements QueueStore {
   /** Runs a body of reads on one snapshot of the file. */
   readonly #read: Transaction;
   readonly #outages: SqliteOutageLog | undefined;
-  readonly #totalChanges: StatementSync;
   readonly #leasePrefix = crypto.randomUUID();
   #leases = 0;
   /** Writes waiting for the next group commit. */
@@ -159,13 +161,17 @@ export class SqliteStore implements QueueStore {
     this.#outages = log === undefined
       ? undefined
       : new SqliteOutageLog({ path: file.path, log, checkFile: () => file.check() });
-    this.#totalChanges = p("SELECT total_changes() AS n");
     const page = (where: string, direction: "ASC" | "DESC") =>
       p(
         `SELECT ${MESSAGE_COLUMNS}, failed_at FROM queue_dead_letters WHERE queue = ? ${where} ` +
           `ORDER BY failed_at ${direction}, id ${direction} LIMIT ?`,
       );
-    this.#transaction = this.#watched(writeTransaction(db, file));
+    const transaction = writeTransaction(db, file);
+    const totalChanges = p("SELECT total_changes() AS n");
+    const changes = () => Number((totalChanges.get() as { n: number }).n);
+    this.#transaction = this.#outages === undefined
+      ? transaction
+      : watchedTransaction(transaction, this.#outages, changes);
     this.#read = readTransaction(db);
     this.#sql = {
       name: p("INSERT OR IGNORE INTO queue_names (name) VALUES (?)"),
@@ -437,28 +443,6 @@ export class SqliteStore implements QueueStore {
     if (!this.#db.isOpen) return;
     this.#flush();
     this.#db.close();
-  }
-
-  /**
-   * `transaction` telling the outage log what happens: a failure of the
-   * storage is logged by it (once per outage) and comes back marked; during
-   * an outage, a transaction that changed rows ends it.
-   */
-  #watched(transaction: Transaction): Transaction {
-    const outages = this.#outages;
-    if (outages === undefined) return transaction;
-    const changes = () => Number((this.#totalChanges.get() as { n: number }).n);
-    return (body) => {
-      const before = outages.down ? changes() : undefined;
-      let result;
-      try {
-        result = transaction(body);
-      } catch (error) {
-        throw outages.failed(error);
-      }
-      if (before !== undefined && changes() !== before) outages.wrote();
-      return result;
-    };
   }
 
   /** Runs `write` in the next group commit; resolves with its result once committed. */
