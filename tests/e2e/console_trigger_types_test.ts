@@ -37,7 +37,7 @@ Deno.test({
           await about.innerText(),
           /^Fires with every entry of the engine's log at or above the trigger's level · provided by engine$/,
         );
-        assert.match(await page.locator("tr[data-trigger]").innerText(), /"level":\s*"error"/);
+        assert.match(await page.locator("tr[data-trigger]").innerText(), /\blevel error\b/);
       });
 
       const cases: [type: string, says: RegExp][] = [

@@ -10,11 +10,10 @@ import {
   longText,
   newest,
   parseJson,
-  short,
   throttle,
   tick,
 } from "../ui.js";
-import { httpRoute } from "./triggers.js";
+import { configView } from "./triggers.js";
 
 export const title = "Functions";
 
@@ -359,17 +358,12 @@ function infoView(f) {
         "ul",
         { class: "bare small" },
         triggers.map((t) => {
-          const http = t.trigger_type === "http" ? httpRoute(t.config) : undefined;
           return h(
             "li",
             { "data-testid": "function-trigger" },
             badge(t.trigger_type, ""),
             " ",
-            h(
-              "span",
-              { class: "mono" },
-              http ? [badge(http.method, "method"), " ", http.path] : short(t.config ?? {}, 90),
-            ),
+            h("span", { class: "mono" }, configView(t, false)),
             " ",
             badge(t.status),
             t.error ? h("div", { class: "error-text" }, t.error) : null,

@@ -103,17 +103,14 @@ export function mount(root, ctx) {
     const typeOf = (id) => data.types.find((t) => t.id === id);
     showTabs([["all", triggers.length], ...types.map((t) => [t, counts[t] ?? 0])], typeOf);
     const shown = triggers.filter((t) => tab === "all" || t.trigger_type === tab);
+    // Drawn again only when the type or what it says changed: a schema the operator opened
+    // stays open while triggers come and go.
     const type = typeOf(tab);
-    fill(
-      about,
-      tab === "all" ? null : h(
-        "p",
-        { class: "muted small", "data-testid": "trigger-type" },
-        type
-          ? `${type.description} · provided by ${type.worker_name}`
-          : `No worker provides ${tab} now: its triggers wait for one`,
-      ),
-    );
+    const aboutKey = JSON.stringify([tab, type ?? null]);
+    if (about.dataset.key !== aboutKey) {
+      about.dataset.key = aboutKey;
+      fill(about, tab === "all" ? null : typeView(tab, type));
+    }
     if (shown.length === 0) {
       fill(
         list,
@@ -136,6 +133,7 @@ export function mount(root, ctx) {
       const key = JSON.stringify([
         t.trigger_type,
         t.config,
+        t.config_summary,
         t.function_id,
         t.worker_name,
         t.status,
@@ -179,16 +177,77 @@ export function mount(root, ctx) {
   };
 }
 
+/** The JSON Schemas a trigger type may declare, with what each describes. */
+const FORMATS = [
+  ["trigger_request_format", "Trigger config"],
+  ["call_request_format", "Call payload"],
+  ["call_response_format", "Call response"],
+];
+
+/**
+ * What a trigger type is, which worker provides it, and the JSON Schemas it declared (each
+ * collapsed, as indented JSON): what a trigger's config must hold and what its function gets.
+ */
+function typeView(id, type) {
+  if (!type) {
+    return h(
+      "p",
+      { class: "muted small", "data-testid": "trigger-type" },
+      `No worker provides ${id} now: its triggers wait for one`,
+    );
+  }
+  const schemas = FORMATS.filter(([field]) => type[field] !== undefined && type[field] !== null);
+  return [
+    h(
+      "p",
+      { class: "muted small", "data-testid": "trigger-type" },
+      `${type.description} · provided by ${type.worker_name}`,
+    ),
+    schemas.length === 0
+      ? h("p", { class: "muted small", "data-testid": "no-schemas" }, "No schemas declared")
+      : h(
+        "div",
+        { class: "schemas" },
+        schemas.map(([field, what]) => {
+          const text = json(type[field]);
+          return h(
+            "details",
+            { "data-schema": field },
+            h("summary", { class: "muted small" }, `${what} schema (${field})`),
+            h("pre", { class: "schema" }, text.length > 20_000 ? longText(text) : text),
+          );
+        }),
+      ),
+  ];
+}
+
+/**
+ * A trigger's config: an HTTP route as method and path, any other as the engine's few-word
+ * `config_summary` (`scope "orders", key "42"`, `level warn`) that opens to the whole config
+ * (unless `whole` is false: the summary alone, for a line of text).
+ */
+export function configView(t, whole = true) {
+  const http = t.trigger_type === "http" ? httpRoute(t.config) : undefined;
+  if (http) return [badge(http.method, "method"), " ", http.path];
+  const summary = t.config_summary ?? short(t.config ?? {}, 90);
+  const config = t.config ?? {};
+  if (!whole || typeof config !== "object" || Object.keys(config).length === 0) {
+    return summary || "–";
+  }
+  return h(
+    "details",
+    { class: "config" },
+    h("summary", {}, summary),
+    h("pre", { class: "schema" }, json(config)),
+  );
+}
+
 /** The cells of a trigger's row; an HTTP trigger's has a button that fills the request form. */
 function triggerCells(t, form) {
   const http = t.trigger_type === "http" ? httpRoute(t.config) : undefined;
   return [
     h("td", {}, badge(t.trigger_type, "")),
-    h(
-      "td",
-      { class: "mono" },
-      http ? [badge(http.method, "method"), " ", http.path] : short(t.config ?? {}, 90),
-    ),
+    h("td", { class: "mono" }, configView(t)),
     h("td", { class: "mono" }, t.function_id),
     h("td", {}, t.worker_name),
     h(
