@@ -15,6 +15,9 @@ import {
   type EngineConfig,
   type ParseConfigOptions,
   planReload,
+  restartFields,
+  restartNotice,
+  restoredNotice,
   type WorkerEntry,
 } from "../engine/config/mod.ts";
 import type { RunningEngine } from "../engine/engine.ts";
@@ -22,19 +25,6 @@ import type { BuiltinFailure } from "../engine/supervisor/functions.ts";
 import { osLimitHint } from "../engine/supervisor/os_limits.ts";
 import type { Supervisor } from "../engine/supervisor/supervisor.ts";
 import { BUILTIN_WORKERS } from "../workers/catalog.ts";
-
-/** Top-level keys a running engine cannot change; a restart applies them. */
-const RESTART_KEYS = new Set<string>([
-  "host",
-  "port",
-  "auth",
-  "invocation_timeout_ms",
-  "max_frame_bytes",
-  "console",
-  "logs",
-  "traces",
-  "channels",
-]);
 
 export interface ReloaderOptions {
   file: string;
@@ -51,6 +41,8 @@ export interface ReloaderOptions {
 export class ConfigReloader {
   #o: ReloaderOptions;
   #config: EngineConfig;
+  /** The config the engine started with: what its restart-only fields run on. */
+  #running: EngineConfig;
   /** The last edit was rejected: say so when the file is fine again. */
   #rejected = false;
   /** Built-in workers of the config that failed to start, until they start or leave it. */
@@ -59,6 +51,7 @@ export class ConfigReloader {
   constructor(options: ReloaderOptions) {
     this.#o = options;
     this.#config = options.config;
+    this.#running = options.config;
   }
 
   get config(): EngineConfig {
@@ -105,9 +98,10 @@ export class ConfigReloader {
     }
     const previous = this.#config;
     this.#config = plan.config;
-    for (const key of plan.changedKeys.filter((k) => RESTART_KEYS.has(k))) {
-      log.warn(`Config change of "${key}" takes effect when the engine restarts`);
-    }
+    // Each field only a restart applies is named, never its value (some are tokens).
+    const fields = restartFields(this.#running, previous, plan.config);
+    for (const path of fields.pending) log.warn(restartNotice(path));
+    for (const path of fields.restored) log.info(restoredNotice(path));
     const { added, removed, changed } = plan.workers;
     const isBuiltin = (e: WorkerEntry) => e.path === undefined && e.name in BUILTIN_WORKERS;
     const stop = [...removed, ...changed.map((c) => c.previous)].filter(isBuiltin);

@@ -44,3 +44,10 @@ export {
   WorkerEntry,
 } from "./schema.ts";
 export { planReload, type ReloadPlan } from "./reload.ts";
+export {
+  APPLIED,
+  type RestartFields,
+  restartFields,
+  restartNotice,
+  restoredNotice,
+} from "./restart_fields.ts";
