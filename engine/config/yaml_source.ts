@@ -7,10 +7,10 @@
  * @module
  */
 
-import { type LineCounter, parseDocument } from "yaml";
+import { type Document, isScalar, type LineCounter, parseDocument, visit } from "yaml";
 import { ConfigError } from "./error.ts";
 import { preferTypos, type Problem } from "./issues.ts";
-import { formatPath, lineCounterFor, offsetOf } from "./locate.ts";
+import { formatPath, lineCounterFor, offsetOf, pathAtOffset } from "./locate.ts";
 
 /** The YAML of a {@linkcode YamlSource}, parsed. */
 export interface ParsedYaml {
@@ -76,6 +76,13 @@ export class YamlSource {
       const problem = syntax.code === "MULTIPLE_DOCS"
         ? `Invalid YAML: the file holds more than one document ("---"): keep one`
         : `Invalid YAML: ${syntax.message.split("\n")[0]}`;
+      // A quote never closed is found at the end of the file: name where it opens, and its field.
+      const open = syntax.code === "MISSING_CHAR" ? unclosedQuote(doc, syntax.pos[0]) : undefined;
+      if (open !== undefined) {
+        const path = formatPath(pathAtOffset(doc, open));
+        const detail = `${problem}: the quoted value starting here is never closed`;
+        return { ok: false, error: this.errorAt(at(open), detail, { path, cause: syntax }) };
+      }
       return { ok: false, error: this.errorAt(at(syntax.pos[0]), problem, { cause: syntax }) };
     }
     let raw: unknown;
@@ -96,4 +103,16 @@ export class YamlSource {
     };
     return { ok: true, raw, firstProblem };
   }
+}
+
+/** Where the quoted scalar that runs on to `end` (a missing closing quote) opens, if one does. */
+function unclosedQuote(doc: Document, end: number): number | undefined {
+  let start: number | undefined;
+  visit(doc, {
+    Scalar(_key, node) {
+      const quoted = node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE";
+      if (quoted && isScalar(node) && node.range?.[1] === end) start = node.range[0];
+    },
+  });
+  return start;
 }
