@@ -59,17 +59,23 @@ export function updateRow(row, w, opened) {
     draw(row.cells[cell]);
   };
   if (row.main.dataset.worker !== w.name) row.main.dataset.worker = w.name;
-  paint("name", [w.name, w.description], (td) =>
+  const project = w.telemetry?.project_name;
+  paint("name", [w.name, w.description, project], (td) =>
     fill(
       td,
       h("strong", {}, w.name),
       w.description ? h("div", { class: "muted small" }, w.description) : null,
+      project
+        ? h("div", { class: "muted small", "data-testid": "project" }, `project ${project}`)
+        : null,
     ));
-  paint("runtime", [w.runtime, w.version, w.os], (td) =>
+  const about = aboutRuntime(w);
+  paint("runtime", [w.runtime, w.version, w.os, about], (td) =>
     fill(
       td,
       [w.runtime, w.version].filter(Boolean).join(" ") || "–",
       w.os ? h("div", { class: "muted small" }, w.os) : null,
+      about ? h("div", { class: "muted small", "data-testid": "runtime-about" }, about) : null,
     ));
   paint("sdk", w.sdk, (td) => td.textContent = w.sdk ?? "–");
   paint("pid", w.pid, (td) => td.textContent = w.pid ?? "–");
@@ -100,6 +106,20 @@ export function updateRow(row, w, opened) {
     row.output.remove();
     row.output = row.facts = row.pre = undefined;
   }
+}
+
+/**
+ * What a worker said of itself beyond its runtime, where it said it: the framework and
+ * language of its telemetry (the npm iii-sdk sends them) and its isolation
+ * (`$III_ISOLATION`), each named: "framework iii-node · language en-US · isolation docker".
+ */
+export function aboutRuntime(w) {
+  const t = w.telemetry ?? {};
+  return [
+    ["framework", t.framework],
+    ["language", t.language],
+    ["isolation", w.isolation],
+  ].filter(([, v]) => typeof v === "string" && v !== "").map(([k, v]) => `${k} ${v}`).join(" · ");
 }
 
 /** The calls in flight of a row, touched only when the count changed. */
