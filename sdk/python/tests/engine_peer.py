@@ -107,10 +107,13 @@ class ScriptedEngine:
         listening: bool = True,
         batch: bool = False,
         protocol: str | None = None,
+        json_pong: bool = True,
     ) -> None:
         """``batch``: choose ``engine.batch.v1`` when a worker offers it; ``protocol``: answer every
-        upgrade with this subprotocol, offered or not."""
+        upgrade with this subprotocol, offered or not; ``json_pong``: answer a JSON ``ping`` frame
+        with a ``pong`` as the engine does (off: the test sends it, or none comes)."""
         self.send_registered = send_registered
+        self.json_pong = json_pong
         self._listening = listening
         self.auto_pong = auto_pong
         self.refuse_status = refuse_status
@@ -243,7 +246,7 @@ class ScriptedEngine:
                 for line in data.split(b"\n") if peer.batch else [data]:
                     if line:
                         frame = json.loads(line)
-                        if isinstance(frame, dict) and frame.get("type") == "ping":
+                        if self.json_pong and isinstance(frame, dict) and frame.get("type") == "ping":
                             conn.send_text('{"type":"pong"}')  # as the engine does (a shutdown waits for it)
                         peer.frames.put(frame)
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
