@@ -141,7 +141,9 @@ class Session:
         for provided in self._registry.trigger_types():
             self.conn.send(provided.frame())
             self._replayed.add(("registertriggertype", provided.id))
-        for entry in self._registry.functions():
+        # Draining, the worker takes no new calls: a reconnect must not offer its functions again
+        # (the engine would route calls here, and the drain's pong covers the old connection only).
+        for entry in [] if self._draining else self._registry.functions():
             self.conn.send(entry.frame())
             self._replayed.add(("registerfunction", entry.id))
         for trigger in self._registry.triggers():

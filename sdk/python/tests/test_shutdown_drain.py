@@ -7,6 +7,7 @@ worker processes: tests/e2e/python_idle_replica_stop_test.ts."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import unittest
 from typing import Any, Callable
@@ -80,6 +81,36 @@ class ShutdownDrainTest(support.WorkerTestCase):
                 stopped = support.in_thread(lambda: stop(worker, 0))
                 self.assertEqual(peer.wait_closed(), 1000)
                 stopped.result(WAIT)
+
+    def test_a_reconnect_during_the_drain_registers_no_function_again(self) -> None:
+        # The engine would route new calls to the worker again, and on the new connection no
+        # ping guards the close: a call sent just before it would be left unanswered.
+        engine = self.start_engine()
+        worker = self.start_worker(engine.url)
+        started, release = threading.Event(), threading.Event()
+
+        def hold(payload: object) -> str:
+            started.set()
+            release.wait(WAIT)
+            return "held"
+
+        worker.register_function("drain::hold", hold)
+        worker.register_function("drain::a", lambda payload: "ran")
+        first = engine.wait_connection()
+        support.skip_open_burst(first)
+        first.send(invoke("held-1", "drain::hold"))
+        self.assertTrue(started.wait(WAIT))
+        stopped = support.in_thread(lambda: worker.shutdown(drain_timeout=30))
+        first.next_of("ping")
+        first.drop()
+        second = engine.wait_connection(2)
+        burst = []
+        while not burst or burst[-1].get("function_id") != "engine::workers::register":
+            burst.append(second.next_frame())
+        self.assertEqual([f for f in burst if f["type"] == "registerfunction"], [])
+        release.set()
+        self.assertEqual(second.wait_closed(), 1000)
+        stopped.result(WAIT)
 
     def test_a_worker_shutting_down_while_disconnected_does_not_wait_for_a_pong(self) -> None:
         # No connection, so no ping: nothing to wait for, even with a long drain time-out.
