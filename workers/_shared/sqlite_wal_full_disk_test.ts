@@ -72,7 +72,10 @@ Deno.test({
           assert.deepEqual(failures, [], disk === stateDisk ? "state::set" : "enqueue");
         }
         const list = await client.call("engine::queue::list", {});
-        assert.equal((list.queues as { depth: number }[])[0]?.depth, 299);
+        // Every message is live. One may be in flight: the first, claimed before the queue knew
+        // its function missing, stays leased when putting it back met the full disk.
+        const [row] = list.queues as { depth: number; in_flight: number }[];
+        assert.equal((row?.depth ?? 0) + (row?.in_flight ?? 0), 299);
       } finally {
         await client?.stop();
         await engine.stop();
