@@ -88,6 +88,20 @@ function whyNotWritable(folder: string): string {
 /** Runs `body` in a write transaction: committed when it returns, rolled back when it throws. */
 export type Transaction = <T>(body: () => T) => T;
 
+/** Options of {@link writeTransaction}. */
+export interface WriteTransactionOptions {
+  /**
+   * Run the body a second time when it failed for a full disk and the WAL
+   * copied into the database right after gave the disk back the WAL's room
+   * (see {@link walReturner}): the failed run was rolled back, so the body
+   * must do all its work, its reads included, inside the transaction, and
+   * touch nothing outside it (engine-state's writes). Not for a body that
+   * catches its statements' failures or keeps state across runs (the
+   * queue's group commit). Default `false`.
+   */
+  retryWhenFull?: boolean;
+}
+
 /**
  * A {@link Transaction} over `db`, its statements prepared once. It begins
  * with `BEGIN IMMEDIATE`, taking the write lock first, so another process
@@ -95,27 +109,35 @@ export type Transaction = <T>(body: () => T) => T;
  * `file`, it first checks that the file is still the one open (see
  * {@link DatabaseFile.check}), and SQLite's failures name the file.
  */
-export function writeTransaction(db: DatabaseSync, file?: DatabaseFile): Transaction {
+export function writeTransaction(
+  db: DatabaseSync,
+  file?: DatabaseFile,
+  options: WriteTransactionOptions = {},
+): Transaction {
   const begin = db.prepare("BEGIN IMMEDIATE");
   const commit = db.prepare("COMMIT");
   const rollback = db.prepare("ROLLBACK");
   const wal = walReturner(db);
   return (body) => {
-    wal.beforeWrite();
-    try {
-      file?.check();
-      begin.run();
-    } catch (error) {
-      throw file?.named(wal.failed(error)) ?? error;
-    }
-    try {
-      const result = body();
-      commit.run();
-      wal.wrote();
-      return result;
-    } catch (error) {
-      if (db.isTransaction) rollback.run();
-      throw file?.named(wal.failed(error)) ?? error;
+    for (let run = 1;; run++) {
+      wal.beforeWrite();
+      try {
+        file?.check();
+        begin.run();
+      } catch (error) {
+        wal.failed(error);
+        throw file?.named(error) ?? error;
+      }
+      try {
+        const result = body();
+        commit.run();
+        wal.wrote();
+        return result;
+      } catch (error) {
+        if (db.isTransaction) rollback.run();
+        const roomBack = wal.failed(error);
+        if (!(roomBack && options.retryWhenFull && run === 1)) throw file?.named(error) ?? error;
+      }
     }
   };
 }
@@ -135,20 +157,28 @@ const NEARLY_FULL_CHECKPOINT_PAGES = 16;
  * then on (until the engine restarts) the WAL is copied back every
  * {@link NEARLY_FULL_CHECKPOINT_PAGES} pages, so it reuses its own few pages
  * instead of growing into what the disk has left.
+ *
+ * `failed` says whether that gave room back for the write that just failed:
+ * the disk was full, no checkpoint ran right before the write (else the WAL
+ * held only that write's frames, and the same write would fail the same
+ * way), and the one after it completed (not busy with another process's
+ * reader).
  */
 function walReturner(db: DatabaseSync): {
   beforeWrite(): void;
-  failed(error: unknown): unknown;
+  failed(error: unknown): boolean;
   wrote(): void;
 } {
   const checkpoint = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
   let full = false;
   let nearlyFull = false;
+  /** Whether the checkpoint completed: the WAL is now empty. */
   const giveBack = () => {
     try {
-      checkpoint.get();
+      return (checkpoint.get() as { busy: number } | undefined)?.busy === 0;
     } catch {
       // Still no room for the database to grow: the next write tries again.
+      return false;
     }
   };
   return {
@@ -156,15 +186,14 @@ function walReturner(db: DatabaseSync): {
       if (full) giveBack();
     },
     failed(error) {
-      if (error instanceof Error && /database or disk is full/.test(error.message)) {
-        full = true;
-        if (!nearlyFull) {
-          nearlyFull = true;
-          db.exec(`PRAGMA wal_autocheckpoint = ${NEARLY_FULL_CHECKPOINT_PAGES}`);
-        }
-        if (!db.isTransaction) giveBack();
+      if (!(error instanceof Error && /database or disk is full/.test(error.message))) return false;
+      const first = !full;
+      full = true;
+      if (!nearlyFull) {
+        nearlyFull = true;
+        db.exec(`PRAGMA wal_autocheckpoint = ${NEARLY_FULL_CHECKPOINT_PAGES}`);
       }
-      return error;
+      return !db.isTransaction && giveBack() && first;
     },
     wrote() {
       full = false;

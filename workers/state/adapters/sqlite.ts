@@ -77,7 +77,9 @@ export class SqliteStore implements StateStore {
     this.path = options.path;
     this.#maxValueBytes = options.maxValueBytes;
     this.#maxListBytes = options.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
-    const transaction = writeTransaction(db, file);
+    // Each write reads what it changes inside its transaction and touches nothing else, so a
+    // run rolled back for a full disk can run again once the WAL gave its room back.
+    const transaction = writeTransaction(db, file, { retryWhenFull: true });
     const { log } = options;
     if (log === undefined) this.#transaction = transaction;
     else {
