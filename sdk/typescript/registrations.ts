@@ -81,9 +81,10 @@ export class Registrations {
     return this.#functions.get(id)?.handler;
   }
 
-  /** The frames to replay on (re)connect: functions, then triggers. */
-  frames(): Frame[] {
-    return [...[...this.#functions.values()].map((f) => f.frame), ...this.#triggers.values()];
+  /** The frames to replay on (re)connect: functions (unless `functions` is false), then triggers. */
+  frames(functions = true): Frame[] {
+    const fns = functions ? [...this.#functions.values()].map((f) => f.frame) : [];
+    return [...fns, ...this.#triggers.values()];
   }
 }
 

@@ -408,7 +408,9 @@ export class Worker {
       });
     }
     for (const frame of this.#types.frames()) this.#send(frame);
-    for (const frame of this.#registered.frames()) this.#send(frame);
+    // A worker draining registers no function again (it unregistered them): the engine would
+    // route new calls to it, which it would refuse, on a connection the drain does not wait for.
+    for (const frame of this.#registered.frames(this.#shutdown === undefined)) this.#send(frame);
     for (const item of this.#outbox.take()) {
       // A call that timed out while waiting here is not sent.
       if (item.invocationId && !this.#calls.markSent(item.invocationId)) continue;

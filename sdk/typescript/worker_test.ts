@@ -438,3 +438,41 @@ Deno.test("a trigger still being registered when the connection drops is undone,
     await engine.close();
   }
 });
+
+Deno.test("shutdown(): a reconnect during the drain registers no function again", async () => {
+  const engine = new ScriptedEngine();
+  const worker = registerWorker(engine.url, FAST);
+  try {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    worker.registerFunction("jobs::slow", async () => {
+      started();
+      await held;
+      return { done: true };
+    });
+    worker.registerTrigger({ type: "cron", function_id: "jobs::slow", config: { every: 1 } });
+    await worker.ready();
+    const first = await engine.connection(0);
+    await first.waitType("registerfunction", undefined);
+    // Its answer is lost with the first connection: the wait for it times out.
+    first.invoke("jobs::slow", {}).catch(() => {});
+    await running;
+    const stopping = worker.shutdown({ drainTimeoutMs: 5000 });
+    await first.waitType("unregisterfunction");
+    first.close(1012, "engine restarting"); // the connection drops while jobs::slow runs
+    const second = await engine.connection(1);
+    await second.waitType("registertrigger");
+    release();
+    await stopping;
+    assert.equal(
+      second.frames.filter((f) => f.type === "registerfunction").length,
+      0,
+      `registered again: ${JSON.stringify(second.frames.map((f) => f.type))}`,
+    );
+  } finally {
+    await worker.shutdown();
+    await engine.close();
+  }
+});

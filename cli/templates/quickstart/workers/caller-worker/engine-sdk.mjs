@@ -2521,12 +2521,13 @@ var Registrations = class {
   handler(id) {
     return this.#functions.get(id)?.handler;
   }
-  /** The frames to replay on (re)connect: functions, then triggers. */
-  frames() {
+  /** The frames to replay on (re)connect: functions (unless `functions` is false), then triggers. */
+  frames(functions = true) {
+    const fns = functions ? [
+      ...this.#functions.values()
+    ].map((f) => f.frame) : [];
     return [
-      ...[
-        ...this.#functions.values()
-      ].map((f) => f.frame),
+      ...fns,
       ...this.#triggers.values()
     ];
   }
@@ -2921,7 +2922,7 @@ var Worker = class {
       });
     }
     for (const frame of this.#types.frames()) this.#send(frame);
-    for (const frame of this.#registered.frames()) this.#send(frame);
+    for (const frame of this.#registered.frames(this.#shutdown === void 0)) this.#send(frame);
     for (const item of this.#outbox.take()) {
       if (item.invocationId && !this.#calls.markSent(item.invocationId)) continue;
       this.#conn.send(item.text);
