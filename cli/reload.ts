@@ -98,6 +98,9 @@ export class ConfigReloader {
     }
     const previous = this.#config;
     this.#config = plan.config;
+    // A token the file now holds applies at the next start, but is masked in the log from now on:
+    // a worker given it early (or printing the file) must not show it.
+    this.#o.engine.addSecrets([plan.config.auth.token, plan.config.console.token]);
     // Each field only a restart applies is named, never its value (some are tokens).
     const fields = restartFields(this.#running, previous, plan.config);
     for (const path of fields.pending) log.warn(restartNotice(path));

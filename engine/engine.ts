@@ -74,6 +74,12 @@ export interface RunningEngine {
   engine: Engine;
   logs: LogStore;
   traces: TraceStore;
+  /**
+   * Masks `values` too wherever a log message holds them, besides the
+   * engine's tokens: a token the config file now holds that a restart will
+   * apply (a worker may print it before then).
+   */
+  addSecrets(values: readonly (string | undefined)[]): void;
   /** The API of a running built-in worker (or of the engine's own, `engine`). */
   builtinApi(name: string): EngineApi;
   /** Starts a built-in worker; rejects if its start fails. */
@@ -109,6 +115,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     ...(options.redact ? { redact: options.redact } : {}),
     secrets: [options.token, ...(options.secrets ?? [])],
   });
+  const secrets = new Set([options.token, ...(options.secrets ?? [])]);
   const traces = new TraceStore(options.traceCapacity ?? 10_000, {
     ...(options.redact ? { redact: options.redact } : {}),
   });
@@ -189,6 +196,11 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     engine,
     logs,
     traces,
+    addSecrets(values) {
+      const before = secrets.size;
+      for (const value of values) secrets.add(value);
+      if (secrets.size > before) logs.useSecrets([...secrets]);
+    },
     builtinApi(name) {
       const a = attached.get(name);
       if (!a) throw new Error(`No built-in worker named "${name}" is running`);
