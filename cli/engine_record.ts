@@ -20,6 +20,11 @@ export interface EngineRecord {
   pid: number;
   /** The config file the engine runs, absolute, symbolic links resolved. */
   config: string;
+  /**
+   * When the engine read the config file to start (ms since the epoch): a
+   * file changed later may hold settings only a restart applies (a token).
+   */
+  started?: number;
 }
 
 /** The record file of the config file `file` (absolute); `undefined` when `file` is not there. */
@@ -39,11 +44,20 @@ function recordFileOf(real: string): string {
  * leaves no record (the CLI then uses the config's port), and a no-op undo;
  * it never rejects.
  */
-export async function writeEngineRecord(file: string, url: string): Promise<() => Promise<void>> {
+export async function writeEngineRecord(
+  file: string,
+  url: string,
+  started?: number,
+): Promise<() => Promise<void>> {
   const real = await Deno.realPath(file).catch(() => undefined);
   if (real === undefined) return () => Promise.resolve();
   const path = recordFileOf(real);
-  const record: EngineRecord = { url, pid: Deno.pid, config: real };
+  const record: EngineRecord = {
+    url,
+    pid: Deno.pid,
+    config: real,
+    ...(started === undefined ? {} : { started }),
+  };
   const temporary = `${path}.${Deno.pid}.tmp`;
   try {
     await Deno.mkdir(dirname(path), { recursive: true });
@@ -73,8 +87,8 @@ async function readRecordAt(path: string): Promise<EngineRecord | undefined> {
   } catch {
     return undefined;
   }
-  const { url, pid, config } = (value ?? {}) as Record<string, unknown>;
+  const { url, pid, config, started } = (value ?? {}) as Record<string, unknown>;
   if (typeof url !== "string" || !/^wss?:\/\//.test(url)) return undefined;
   if (typeof pid !== "number" || typeof config !== "string") return undefined;
-  return { url, pid, config };
+  return { url, pid, config, ...(typeof started === "number" ? { started } : {}) };
 }

@@ -63,3 +63,11 @@ Deno.test("readEngineRecord() ignores a record it cannot use", async () => {
     }
   });
 });
+
+Deno.test("writeEngineRecord() records when the engine read its config file, for the CLI", async () => {
+  await withConfig(async (file) => {
+    const undo = await writeEngineRecord(file, "ws://127.0.0.1:4321", 1_700_000_000_000);
+    assert.equal((await readEngineRecord(file))?.started, 1_700_000_000_000);
+    await undo();
+  });
+});

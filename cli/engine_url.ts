@@ -8,6 +8,7 @@
 
 import { CLI_SDK } from "../engine/connection_log.ts";
 import { memberText } from "../engine/protocol/member_text.ts";
+import { pendingTokenFile } from "./token_rotation.ts";
 
 /** Where the CLI looks for the engine when nothing says otherwise (see `caller_engine.ts`). */
 export const DEFAULT_ENGINE_URL = "ws://localhost:49134";
@@ -30,15 +31,30 @@ export class FunctionFailed extends Error {
   }
 }
 
+/** Whether the runtime's error `detail` is the engine refusing the token (or its absence). */
+export function isRefusal(detail: string): boolean {
+  return /\bstatus code:? 401\b/i.test(detail);
+}
+
 /**
  * What went wrong, in the operator's terms: the runtime reports a refused
- * token only as "Invalid status code: 401".
+ * token only as "Invalid status code: 401". `pendingFile` is the config file
+ * that sets the refused token after the engine read it to start (see
+ * `token_rotation.ts`): a restart applies it.
  */
-export function refusalDetail(detail: string, sentToken: boolean): string {
-  if (/\bstatus code:? 401\b/i.test(detail)) {
-    return sentToken
-      ? "the engine refused the token in ENGINE_TOKEN (HTTP 401): it is not the engine's auth.token"
-      : "the engine requires a token (HTTP 401): set ENGINE_TOKEN to the engine's auth.token";
+export function refusalDetail(detail: string, sentToken: boolean, pendingFile?: string): string {
+  if (isRefusal(detail)) {
+    if (!sentToken) {
+      return "the engine requires a token (HTTP 401): set ENGINE_TOKEN to the engine's auth.token";
+    }
+    const refused =
+      "the engine refused the token in ENGINE_TOKEN (HTTP 401): it is not the token " +
+      "the engine started with";
+    return pendingFile === undefined
+      ? `${refused} (its auth.token, or its own ENGINE_TOKEN when its config sets none)`
+      : `${refused}, though "auth.token" in ${pendingFile} is now this token (a token changed ` +
+        "in the config file applies when the engine restarts; until then, send the one it " +
+        "started with)";
   }
   return detail.replace(/^NetworkError: /, "");
 }
@@ -127,12 +143,13 @@ export class EngineClient {
         });
         resolve(client);
       }, { once: true });
-      socket.addEventListener("error", (e) => {
+      socket.addEventListener("error", async (e) => {
         clearTimeout(timer);
         const detail = (e as ErrorEvent).message || "connection refused";
-        reject(
-          new EngineUnreachable(url, refusalDetail(detail, token !== undefined && token !== "")),
-        );
+        const sent = token !== undefined && token !== "";
+        // A refused token the config file was given since the engine started waits for a restart.
+        const pending = sent && isRefusal(detail) ? await pendingTokenFile(url, token) : undefined;
+        reject(new EngineUnreachable(url, refusalDetail(detail, sent, pending)));
       }, { once: true });
     });
   }

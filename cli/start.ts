@@ -99,6 +99,8 @@ async function startAndRun(
     return 1;
   }
   const file = resolveFromCaller(configArg);
+  // Recorded for the CLI: the file changed after this may hold a token a restart applies.
+  const read = Date.now();
   const loaded = await loadConfigFile(file, {
     workerConfigs: builtinConfigParsers(),
     cwd: callerDir(),
@@ -197,7 +199,11 @@ async function startAndRun(
   faults.serving((message) => log.error(message));
   // For the CLI, whose view of the port may differ (ENGINE_PORT, port 0): cli/engine_record.ts.
   // Not awaited: the signal handlers come first.
-  const recorded = writeEngineRecord(file, `ws://${dialableHost(engine.hostname)}:${engine.port}`);
+  const recorded = writeEngineRecord(
+    file,
+    `ws://${dialableHost(engine.hostname)}:${engine.port}`,
+    read,
+  );
   const code = await shutDown(await stopSignalled, io, engine, supervision);
   await (await recorded)();
   return code;
