@@ -355,6 +355,13 @@ async function followEngine(
   const { kind, config, restart, since = Date.now() } = follow;
   const url = await findEngineUrl(options.config, config, options.url);
   const linked = await linkEngine(url, options.config);
+  if (!linked.ok && linked.refused) {
+    io.err(
+      `Warning: ${linked.reason}. The engine reads ${options.config} and starts "${name}" ` +
+        `itself; this command cannot follow it without the token`,
+    );
+    return 0;
+  }
   if (!linked.ok) {
     io.out(`${linked.reason}: "${name}" starts with "engine --config ${options.config}"`);
     return 0;

@@ -40,8 +40,11 @@ export interface EngineLink {
 
 export type LinkResult =
   | { ok: true; link: EngineLink }
-  /** No engine to talk to, and why, in a sentence. */
-  | { ok: false; url: string; reason: string };
+  /**
+   * No engine to talk to, and why, in a sentence; `refused`: one runs there
+   * but refused this command's token (it still reads the config file).
+   */
+  | { ok: false; url: string; reason: string; refused?: boolean };
 
 /**
  * The URL to reach the engine of `config`: `--url`, else `ENGINE_URL`, else
@@ -103,7 +106,11 @@ export async function linkEngine(url: string, file: string): Promise<LinkResult>
   let client: EngineClient;
   try {
     client = await EngineClient.connect(url, { timeoutMs: 3000 });
-  } catch {
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/\(HTTP 401\)/.test(message)) {
+      return { ok: false, url, reason: message, refused: true };
+    }
     return { ok: false, url, reason: `No engine is running at ${url}` };
   }
   let runs: string;

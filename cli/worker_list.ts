@@ -47,6 +47,11 @@ export async function workerList(args: string[], io: Io): Promise<number> {
   const entries = read.ok ? read.config.workers : [];
   const url = await findEngineUrl(file, read.ok ? read.config : undefined, options.url);
   const linked = await linkEngine(url, file);
+  if (!linked.ok && linked.refused) {
+    // An engine runs there: the file alone would show its workers as stopped.
+    io.err(`Error: ${linked.reason}`);
+    return 1;
+  }
   if (!read.ok) {
     // A running engine still runs the last valid config, and can say what runs; without one,
     // the file is all there is, and it says nothing.

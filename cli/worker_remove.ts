@@ -61,6 +61,13 @@ export async function workerRemove(args: string[], io: Io): Promise<number> {
 
   const url = await findEngineUrl(file, checked?.ok ? checked.config : undefined, options.url);
   const linked = await linkEngine(url, file);
+  if (!linked.ok && linked.refused) {
+    io.err(
+      `Warning: ${linked.reason}. The engine reads ${file} and stops "${name}" itself; ` +
+        `this command cannot follow it without the token`,
+    );
+    return 0;
+  }
   if (!linked.ok) {
     io.out(`${linked.reason}: nothing to stop`);
     return 0;
