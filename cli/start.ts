@@ -18,7 +18,7 @@ import {
   TRANSPORT_VARIABLE,
   type TransportName,
 } from "../engine/transport/select.ts";
-import { formatLogEntry } from "../engine/observability/logs.ts";
+import { LogPrinter } from "./log_printer.ts";
 import { dialableHost, isUnspecifiedHost } from "../engine/host.ts";
 import { BUILTIN_WORKERS, builtinConfigParsers } from "../workers/catalog.ts";
 import { parseCommandArgs } from "./args.ts";
@@ -110,6 +110,9 @@ async function startAndRun(
     return 1;
   }
   const config = loaded.config;
+  // logs.level and logs.format, of the config the engine runs: each line follows a reload.
+  const printer = new LogPrinter(io, () => config.logs);
+  io = printer.io;
   if (received) return shutDown(received, io);
   let engine: RunningEngine;
   try {
@@ -126,11 +129,12 @@ async function startAndRun(
         maxPerWorker: config.channels.max_per_worker,
         maxTotal: config.channels.max_total,
       },
-      logSink: (entry) => io.out(formatLogEntry(entry)),
+      logSink: printer.entry,
       transport,
       ...(config.auth.token ? { token: config.auth.token } : {}),
       ...(config.console.token ? { secrets: [config.console.token] } : {}),
     });
+    engine.logs.sinkLevel = "debug"; // the printer keeps the level logs.level says at each entry
   } catch (e) {
     const where = `Cannot listen on ${config.host}:${config.port}`;
     io.err(
@@ -195,6 +199,7 @@ async function startAndRun(
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
   if (received) return shutDown(received, io, engine, supervision);
+  printer.follow(() => supervision.reloader.config.logs);
   const log = engine.logs.logger({ source: "engine" });
   faults.serving((message) => log.error(message));
   // For the CLI, whose view of the port may differ (ENGINE_PORT, port 0): cli/engine_record.ts.

@@ -13,7 +13,8 @@ import type { EngineConfig } from "./schema.ts";
 /**
  * How each top-level key reaches a running engine: `live`, applied on the
  * edit (the workers started, stopped or restarted; `rest_api` through
- * engine-http), or `restart`, read once at start-up.
+ * engine-http), or `restart`, read once at start-up (but its
+ * {@linkcode LIVE_FIELDS}).
  */
 export const APPLIED: Readonly<Record<keyof EngineConfig, "live" | "restart">> = {
   host: "restart",
@@ -28,6 +29,12 @@ export const APPLIED: Readonly<Record<keyof EngineConfig, "live" | "restart">> =
   traces: "restart",
   channels: "restart",
 };
+
+/**
+ * Fields under a `restart` key that a running engine applies on the edit
+ * all the same: how the terminal prints the log (`cli/log_printer.ts`).
+ */
+export const LIVE_FIELDS: ReadonlySet<string> = new Set(["logs.level", "logs.format"]);
 
 /** Fields only a restart applies, as the lines a reload logs about them. */
 export interface RestartFields {
@@ -65,6 +72,7 @@ export function restartFields(
   const keys = Object.keys(APPLIED) as (keyof EngineConfig)[];
   for (const key of keys.filter((k) => APPLIED[k] === "restart")) {
     for (const path of changedPaths(previous[key], next[key], key)) {
+      if (LIVE_FIELDS.has(path)) continue;
       const target = equal(valueAt(running, path), valueAt(next, path))
         ? result.restored
         : result.pending;

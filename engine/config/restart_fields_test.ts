@@ -25,6 +25,9 @@ Deno.test("restartFields() names the restart-only fields an edit changed, pendin
     ]],
     ["port: 1\nauth:\n  token: first-token\n", "port: 1\n", ["auth.token"], []],
     ["port: 1\nlogs:\n  redact: [a]\n", "port: 1\nlogs:\n  redact: [a, b]\n", ["logs.redact"], []],
+    // logs.level and logs.format apply live; logs.max_entries beside them does not.
+    ["port: 1\n", "port: 1\nlogs: {level: debug, format: json}\n", [], []],
+    ["port: 1\n", "port: 1\nlogs: {level: warn, max_entries: 5}\n", ["logs.max_entries"], []],
     // Workers and rest_api apply live: not listed.
     ["port: 1\n", "port: 1\nworkers: [{name: engine-state}]\nrest_api: {middleware: []}\n", [], []],
   ];

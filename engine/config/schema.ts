@@ -30,6 +30,12 @@ export function isValidWorkerName(name: string): boolean {
   return /^[A-Za-z0-9._-]+$/.test(name) && !name.startsWith(".") && !name.includes("..");
 }
 
+/** The values of `logs.level`, lowest first. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+/** The values of `logs.format`. */
+export const LOG_FORMATS = ["text", "json"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 const Port = z.number().int().min(0).max(65535);
 
 /** A bearer token: printable ASCII, as every client sends it alike ({@linkcode tokenProblem}). */
@@ -103,6 +109,10 @@ export const EngineConfig = z.strictObject({
     max_entries: z.number().int().positive().default(10_000),
     /** Keys whose values are redacted in logs and spans, besides `authorization`, `cookie`, … */
     redact: z.array(z.string().min(1)).default([]),
+    /** The lowest level printed on standard output; the store keeps every level. */
+    level: z.enum(LOG_LEVELS).default("info"),
+    /** How a log entry is printed: `text`, or `json` (one object per line). */
+    format: z.enum(LOG_FORMATS).default("text"),
   }).prefault({}),
   traces: z.strictObject({ max_spans: z.number().int().positive().default(10_000) }).prefault({}),
   /** Data channels made by `engine::channels::create` that may be alive at once. */

@@ -51,6 +51,15 @@ export class LogStore {
     if (options.secrets) this.useSecrets(options.secrets);
   }
 
+  /** The lowest level handed to the sink (`info` unless the constructor says otherwise). */
+  get sinkLevel(): LogLevel {
+    return (Object.keys(LEVELS) as LogLevel[]).find((l) => LEVELS[l] === this.#minSinkLevel)!;
+  }
+
+  set sinkLevel(level: LogLevel) {
+    this.#minSinkLevel = LEVELS[level];
+  }
+
   /**
    * Secret values (the engine's own tokens) replaced by `"[redacted]"`
    * wherever a message holds them: a worker that prints its environment
@@ -120,10 +129,51 @@ export function matches(e: LogEntry, q: LogQuery): boolean {
 
 /** `12:03:04.123 INFO  [engine] message {data}` */
 export function formatLogEntry(e: LogEntry): string {
-  const t = new Date(e.time).toISOString().slice(11, 23);
+  const t = isoTime(e.time).slice(11, 23);
   const who = e.function ? `${e.source} ${e.function}` : e.source;
   const data = e.data === undefined ? "" : ` ${safeJson(e.data)}`;
   return `${t} ${e.level.toUpperCase().padEnd(5)} [${who}] ${e.message}${data}`;
+}
+
+/**
+ * An entry as one line of JSON, for log collectors: `time` (ISO 8601, UTC),
+ * `level`, `source`, then `worker`, `function`, `trace_id` and `span_id` when
+ * the entry has them, `message`, and `data` when it has some. A newline in
+ * a message or in data is escaped, so an entry is always one line.
+ *
+ * @example
+ * ```ts
+ * import { formatLogJson } from "./logs.ts";
+ * formatLogJson({ time: 0, level: "info", source: "engine", message: "hi" });
+ * // {"time":"1970-01-01T00:00:00.000Z","level":"info","source":"engine","message":"hi"}
+ * ```
+ */
+export function formatLogJson(e: LogEntry): string {
+  const line: Record<string, unknown> = {
+    time: isoTime(e.time),
+    level: e.level,
+    source: e.source,
+  };
+  if (e.worker !== undefined) line.worker = e.worker;
+  if (e.function !== undefined) line.function = e.function;
+  if (e.traceId !== undefined) line.trace_id = e.traceId;
+  if (e.spanId !== undefined) line.span_id = e.spanId;
+  line.message = e.message;
+  if (e.data === undefined) return JSON.stringify(line);
+  line.data = e.data;
+  try {
+    return JSON.stringify(line);
+  } catch {
+    // Data JSON cannot hold (a cycle, a bigint) is given as text.
+    line.data = String(e.data);
+    return JSON.stringify(line);
+  }
+}
+
+/** `time` as ISO 8601 (UTC); a time no date can hold (a worker's, from OTLP) as its number. */
+function isoTime(time: number): string {
+  const date = new Date(time);
+  return Number.isNaN(date.getTime()) ? String(time) : date.toISOString();
 }
 
 function safeJson(value: unknown): string {
