@@ -131,6 +131,7 @@ async function startAndRun(
       },
       logSink: printer.entry,
       transport,
+      readyAtStart: false, // /health/ready: ready once the config's workers have started
       ...(config.auth.token ? { token: config.auth.token } : {}),
       ...(config.console.token ? { secrets: [config.console.token] } : {}),
     });
@@ -199,6 +200,8 @@ async function startAndRun(
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
   if (received) return shutDown(received, io, engine, supervision);
+  engine.health.watch(() => supervision.reloader.builtinFailures());
+  engine.health.serving();
   printer.follow(() => supervision.reloader.config.logs);
   const log = engine.logs.logger({ source: "engine" });
   faults.serving((message) => log.error(message));
@@ -252,6 +255,7 @@ async function shutDown(
   else io.out(`Received ${cause}: shutting down`);
   const code = fault ? 1 : 0;
   if (!engine) return code;
+  engine.health.stopping(); // /health/ready answers 503 while the work drains
   // Built-in workers first: engine-http lets the requests in progress finish while the workers
   // that answer them still run. Then the local workers, then the engine.
   for (const name of engine.builtinNames().reverse()) {

@@ -25,6 +25,7 @@ import { LogStore } from "./observability/logs.ts";
 import { TraceStore } from "./observability/traces.ts";
 import { ingestTelemetry, Unplaced } from "./observability/otlp.ts";
 import { dialableHost } from "./host.ts";
+import { Readiness } from "./health.ts";
 import { type EngineServer, serveEngine } from "./server.ts";
 import { parseTransport, TRANSPORT_VARIABLE, type TransportName } from "./transport/select.ts";
 
@@ -59,6 +60,11 @@ export interface StartOptions {
   transport?: TransportName;
   /** Data channels `engine::channels::create` may have alive, per worker and in all. */
   channelLimits?: ChannelLimitOptions;
+  /**
+   * False: `/health/ready` says `starting` (503) until `health.serving()` is
+   * called (the CLI starts its config's workers after this returns). Default true.
+   */
+  readyAtStart?: boolean;
 }
 
 export interface RunningEngine {
@@ -74,6 +80,8 @@ export interface RunningEngine {
   engine: Engine;
   logs: LogStore;
   traces: TraceStore;
+  /** Readiness, as `/health/ready` says it: `stopping` once {@link stop} is called. */
+  health: Readiness;
   /**
    * Masks `values` too wherever a log message holds them, besides the
    * engine's tokens: a token the config file now holds that a restart will
@@ -164,6 +172,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
   const stopEvents = registerEventsTrigger(core.api, { engine, logs, traces });
   const stopChannels = serveChannels(core.api, { engine, channels, log });
 
+  const health = new Readiness(options.readyAtStart ?? true);
   const unplaced = new Unplaced(); // iii-sdk log lines waiting for their span (otlp.ts)
   const server: EngineServer = await serveEngine({
     engine,
@@ -174,6 +183,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     maxBacklogBytes: options.maxBacklogBytes ?? 64 * 1024 * 1024,
     transport,
     channels,
+    health,
     ...(options.token !== undefined ? { token: options.token } : {}),
     onTelemetry: (conn, kind, json) =>
       ingestTelemetry({
@@ -196,6 +206,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     engine,
     logs,
     traces,
+    health,
     addSecrets(values) {
       const before = secrets.size;
       for (const value of values) secrets.add(value);
@@ -245,6 +256,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     builtinNames: () => [...attached.keys()].filter((n) => n !== "engine"),
     describeBuiltin: (name) => attached.get(name)?.running?.describe?.(),
     async stop() {
+      health.stopping();
       stopEvents();
       stopBuiltins();
       stopChannels();

@@ -5,6 +5,7 @@
  */
 import type { Logger } from "../api.ts";
 import type { ChannelRegistry } from "../channels/registry.ts";
+import type { Readiness } from "../health.ts";
 import type { Engine, WorkerConn } from "../core.ts";
 import type { WebSocketSession } from "../session.ts";
 import type { TransportName } from "./select.ts";
@@ -23,6 +24,8 @@ export interface ServerOptions {
   onTelemetry?: (conn: WorkerConn | undefined, kind: string, json: string) => void;
   /** The data channels `/ws/channels/{id}` serves; without it none are offered. */
   channels?: ChannelRegistry;
+  /** What `/health` and `/health/ready` say; always `ok` without it. */
+  health?: Readiness;
 }
 
 export interface EngineServer {

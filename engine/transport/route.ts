@@ -1,6 +1,7 @@
 /**
  * What the engine's port does with a request, whichever server reads it:
- * `/health` answers JSON, `/` (the worker protocol) and `/otel` (the npm
+ * `/health` (liveness: 200 while it serves) and `/health/ready` (readiness:
+ * 503 unless ready, `../health.ts`) answer JSON without a token, `/` (the worker protocol) and `/otel` (the npm
  * SDK's telemetry) upgrade to WebSocket (plain HTTP there gets 426 saying
  * so), as do data channels at `/ws/channels/{id}` once their id, access key
  * and end check out (`channels/route.ts`; no token: the key is the
@@ -11,6 +12,7 @@
  */
 import type { Logger } from "../api.ts";
 import type { Engine } from "../core.ts";
+import type { Readiness } from "../health.ts";
 import { CHANNEL_PATH, routeChannel } from "../channels/route.ts";
 import type { Direction } from "../channels/channel.ts";
 import type { ChannelRegistry } from "../channels/registry.ts";
@@ -36,6 +38,8 @@ export interface RouteContext {
   token?: string;
   /** The data channels `/ws/channels/{id}` opens; none offered without it. */
   channels?: ChannelRegistry;
+  /** What `/health` says of readiness; always `ok` without it. */
+  health?: Readiness;
 }
 
 export type Route =
@@ -46,9 +50,21 @@ export type Route =
 export function routeRequest(req: RouteRequest, context: RouteContext): Route {
   const { engine, log } = context;
   const { pathname, upgrade, remoteAddress } = req;
-  if (pathname === "/health" && !upgrade) {
-    const body = { status: "ok", workers: engine.workers.size, functions: engine.functions.size };
-    return { kind: "reply", status: 200, body };
+  if ((pathname === "/health" || pathname === "/health/ready") && !upgrade) {
+    const { status, ...more } = context.health?.report() ?? { status: "ok" };
+    const body = {
+      status,
+      workers: engine.workers.size,
+      functions: engine.functions.size,
+      ...more,
+    };
+    const live = pathname === "/health" || status === "ok";
+    return {
+      kind: "reply",
+      status: live ? 200 : 503,
+      body,
+      headers: { "cache-control": "no-store" },
+    };
   }
   const endpoint = pathname === "/" || pathname === "/otel";
   const channel = !endpoint && pathname.startsWith(CHANNEL_PATH);
