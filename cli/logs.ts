@@ -1,8 +1,9 @@
 /**
- * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--trace ID] [--trace-ids] [--limit N]`:
+ * `engine logs [--follow] [--worker NAME] [--level LEVEL] [--trace ID] [--trace-ids] [--json] [--limit N]`:
  * prints the log of a running engine, one readable line per entry (with
  * `--trace-ids`, an entry of a trace ends with ` trace=<id>`; without it,
- * lines stay as scripts match them); with
+ * lines stay as scripts match them), or with `--json` one JSON object per
+ * entry, as the engine prints with `logs.format: json`; with
  * `--follow` it keeps printing new entries (through an `engine::events`
  * trigger) until SIGINT or SIGTERM, or until the engine goes away, as
  * `docker logs -f` ends with its container: then one line on standard
@@ -14,7 +15,7 @@
  */
 import type { LogEntry, LogLevel } from "../engine/api.ts";
 import type { EventBatch } from "../engine/events.ts";
-import { formatLogEntry } from "../engine/observability/logs.ts";
+import { formatLogEntry, formatLogJson } from "../engine/observability/logs.ts";
 import { parseCommandArgs, parseUrlOption } from "./args.ts";
 import { callerEngineUrl } from "./caller_engine.ts";
 import { EngineClient, EngineUnreachable, FunctionFailed } from "./engine_url.ts";
@@ -32,6 +33,8 @@ export interface LogsArgs {
   trace?: string;
   /** End the line of an entry in a trace with ` trace=<id>`. */
   traceIds: boolean;
+  /** One JSON object per entry ({@linkcode formatLogJson}), which holds the trace id. */
+  json: boolean;
   limit: number;
   url?: string;
 }
@@ -45,6 +48,7 @@ export function parseLogsArgs(args: string[]): LogsArgs {
       level: { type: "string", short: "l" },
       trace: { type: "string", short: "t" },
       "trace-ids": { type: "boolean" },
+      json: { type: "boolean" },
       limit: { type: "string", short: "n" },
       url: { type: "string" },
     },
@@ -71,6 +75,7 @@ export function parseLogsArgs(args: string[]): LogsArgs {
     ...(level ? { level: level as LogLevel } : {}),
     ...(values.trace ? { trace: values.trace.trim().toLowerCase() } : {}),
     traceIds: values["trace-ids"] ?? false,
+    json: values.json ?? false,
     limit,
     ...(values.url ? { url: parseUrlOption(values.url, "logs")! } : {}),
   };
@@ -92,7 +97,7 @@ export function logLine(e: LogEntry, traceIds: boolean): string {
 export async function logs(args: string[], io: Io): Promise<number> {
   const parsed = parseLogsArgs(args);
   const options = { ...parsed, url: await callerEngineUrl(parsed.url) };
-  const line = (e: LogEntry) => logLine(e, options.traceIds);
+  const line = options.json ? formatLogJson : (e: LogEntry) => logLine(e, options.traceIds);
   let client: EngineClient;
   try {
     client = await EngineClient.connect(options.url, { name: "engine-logs" });

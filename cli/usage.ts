@@ -74,7 +74,7 @@ Environment:
   ENGINE_TOKEN          token for the engine, when it requires one`,
   logs:
     `Usage: engine logs [--follow] [--worker <name>] [--level <level>] [--trace <id>] [--trace-ids]
-                   [--limit <n>]
+                   [--json] [--limit <n>]
 
 Prints the log of a running engine: its own events, workers' Logger calls,
 supervised workers' output, HTTP warnings.
@@ -88,6 +88,9 @@ Options:
   -t, --trace <id>      only entries of this trace (the console's Traces page,
                         engine::traces::list)
   --trace-ids           end the line of an entry in a trace with trace=<id>
+  --json                one JSON object per entry (time, level, source, worker,
+                        function, trace_id, span_id, message, data), as the
+                        engine prints with logs.format: json
   -n, --limit <n>       how many past entries to print first (default 100; 0
                         with --follow: only new ones)
   --url <ws-url>        the engine (default: ENGINE_URL, else the running

@@ -296,7 +296,7 @@ Deno.test("parseConfig() fills every default", async (t) => {
         workers: [],
         console: { host: "127.0.0.1", port: 3113, enabled: true },
         rest_api: { middleware: [] },
-        logs: { max_entries: 10_000, redact: [] },
+        logs: { max_entries: 10_000, redact: [], level: "info", format: "text" },
         traces: { max_spans: 10_000 },
         channels: { max_per_worker: 1024, max_total: 16_384 },
       });
