@@ -30,8 +30,11 @@ export interface SuperviseOptions {
 export interface Supervision {
   supervisor: Supervisor;
   reloader: ConfigReloader;
-  /** Stops watching, then stops every local worker (SIGTERM, SIGKILL after a grace period). */
-  stop(): Promise<void>;
+  /**
+   * Stops watching, then stops every local worker (SIGTERM, SIGKILL after a grace period:
+   * {@linkcode Supervisor.stop}'s options).
+   */
+  stop(options?: Parameters<Supervisor["stop"]>[0]): Promise<void>;
 }
 
 /** Starts the config's local workers and watches the config file. */
@@ -88,14 +91,14 @@ export async function supervise(options: SuperviseOptions): Promise<Supervision>
   return {
     supervisor,
     reloader,
-    async stop() {
+    async stop(stopOptions) {
       stopped = true;
       clearTimeout(retry);
       await watcher.close();
       // A reload under way (the first one, a retry) ends before the workers stop: else it could
       // start one after they did.
       await reloading;
-      await supervisor.stop();
+      await supervisor.stop(stopOptions);
     },
   };
 }

@@ -158,13 +158,19 @@ function procStat(pid: number): { state: string; pgrp: number } | undefined {
 /**
  * Stops group `pgid`: SIGTERM, then SIGKILL to whatever is left after
  * `graceMs`. Resolves once no live process of the group remains (or right
- * after the SIGKILL where that cannot be told).
+ * after the SIGKILL where that cannot be told). `beforeKill` is called
+ * right before a SIGKILL (a shutdown logs what it cuts off).
  */
-export async function killGroup(pgid: number, graceMs: number): Promise<void> {
+export async function killGroup(
+  pgid: number,
+  graceMs: number,
+  beforeKill?: () => void,
+): Promise<void> {
   if (!signalGroup(pgid, "SIGTERM")) return;
   const deadline = Date.now() + graceMs;
   while (groupAlive(pgid)) {
     if (Date.now() >= deadline) {
+      beforeKill?.();
       signalGroup(pgid, "SIGKILL");
       await waitUntilGone(pgid, 2000);
       return;

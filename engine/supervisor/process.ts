@@ -110,6 +110,14 @@ export interface SupervisedWorkerOptions {
   supervision?: Partial<SupervisionOptions>;
 }
 
+/** How {@linkcode SupervisedWorker.stop} stops a worker. */
+export interface StopOptions {
+  /** Between SIGTERM and SIGKILL; default the worker's `stopGraceMs`. */
+  graceMs?: number;
+  /** Called right before the SIGKILL, while the worker's connection may still be there. */
+  onKill?: () => void;
+}
+
 export class SupervisedWorker {
   readonly name: string;
   readonly folder: string;
@@ -151,10 +159,14 @@ export class SupervisedWorker {
     });
   }
 
-  /** Stops the worker's processes (SIGTERM, SIGKILL after the grace period) and supervision. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the worker's processes (SIGTERM, SIGKILL after the grace period: `graceMs`, default
+   * `stopGraceMs`) and supervision. `onKill` is called right before a SIGKILL.
+   */
+  async stop(options: StopOptions = {}): Promise<void> {
     this.#abort?.abort();
-    if (this.#pid !== null) await killGroup(this.#pid, this.#s.stopGraceMs);
+    const graceMs = options.graceMs ?? this.#s.stopGraceMs;
+    if (this.#pid !== null) await killGroup(this.#pid, graceMs, options.onKill);
     await this.#loop;
     this.#state = "stopped";
   }

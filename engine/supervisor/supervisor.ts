@@ -13,7 +13,12 @@ import type { Logger } from "../api.ts";
 import { diffWorkers } from "../config/diff.ts";
 import type { WorkerEntry } from "../config/schema.ts";
 import { loadManifest } from "./manifest.ts";
-import { SupervisedWorker, type SupervisionOptions, type WorkerStatus } from "./process.ts";
+import {
+  type StopOptions,
+  SupervisedWorker,
+  type SupervisionOptions,
+  type WorkerStatus,
+} from "./process.ts";
 
 export interface SupervisorOptions {
   /** Entries' `path`s resolve against it (the config file's folder). */
@@ -108,11 +113,21 @@ export class Supervisor {
     return this.#workers.get(name)?.describe();
   }
 
-  /** Stops every worker (in parallel) and forgets them. */
-  stop(): Promise<void> {
+  /**
+   * Stops every worker (in parallel: SIGTERM to each at once, SIGKILL after `graceMs`, default
+   * each worker's `stopGraceMs`) and forgets them. `onKill(name)` is called right before a SIGKILL.
+   */
+  stop(options: { graceMs?: number; onKill?: (name: string) => void } = {}): Promise<void> {
     return this.#serial(async () => {
       this.#entries = [];
-      await Promise.all([...this.#workers.keys()].map((name) => this.#stop(name)));
+      await Promise.all(
+        [...this.#workers.keys()].map((name) =>
+          this.#stop(name, {
+            ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+            ...(options.onKill ? { onKill: () => options.onKill!(name) } : {}),
+          })
+        ),
+      );
     });
   }
 
@@ -152,10 +167,10 @@ export class Supervisor {
     worker.start();
   }
 
-  async #stop(name: string): Promise<void> {
+  async #stop(name: string, options?: StopOptions): Promise<void> {
     const worker = this.#workers.get(name);
     if (!worker) return;
     this.#workers.delete(name);
-    await worker.stop();
+    await worker.stop(options);
   }
 }
