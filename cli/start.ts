@@ -29,6 +29,7 @@ import { callerDir, resolveFromCaller } from "./paths.ts";
 import { supervise, type Supervision } from "./supervise.ts";
 import type { Io } from "./trigger.ts";
 import { stopSignal } from "./signals.ts";
+import { stopWithinBudget } from "./shutdown.ts";
 import { type EngineFault, faultDetail, type FaultHandler, installFaultHandler } from "./faults.ts";
 
 export function parseStartArgs(args: string[]): { config: string } {
@@ -146,7 +147,7 @@ async function startAndRun(
     );
     return 1;
   }
-  if (received) return shutDown(received, io, engine);
+  if (received) return shutDown(received, io, engine, undefined, config.shutdown_timeout_ms);
   const every = isUnspecifiedHost(engine.hostname) ? ` (every interface: ${engine.hostname})` : "";
   io.out(`Engine listening on ${engine.url}${every} (config ${file})`);
   // A built-in worker's start may hang (engine-state on a Redis that never answers waits for its
@@ -163,7 +164,7 @@ async function startAndRun(
         ),
         signalled,
       ) === SIGNALLED
-  ) return shutDown(await signalled, io, engine);
+  ) return shutDown(await signalled, io, engine, undefined, config.shutdown_timeout_ms);
   for (const entry of config.workers) {
     const builtin = BUILTIN_WORKERS[entry.name];
     if (!builtin || entry.path) continue;
@@ -173,7 +174,7 @@ async function startAndRun(
         withGlobalMiddleware(config, entry.name, entry.config ?? {}),
       );
       if (await untilSignal(started, signalled) === SIGNALLED) {
-        return shutDown(await signalled, io, engine);
+        return shutDown(await signalled, io, engine, undefined, config.shutdown_timeout_ms);
       }
       const info = engine.describeBuiltin(entry.name);
       io.out(`Started worker ${entry.name}${info ? ` ${JSON.stringify(info)}` : ""}`);
@@ -241,30 +242,27 @@ async function entryPlace(file: string, name: string): Promise<string> {
 
 /**
  * Stops, after `cause`, what has started: the built-in workers (one still starting is not waited
- * for), the local workers, then the engine. 0 after a signal, as a signal is how the engine is
- * meant to stop; 1 after an engine bug during start-up.
+ * for), the local workers, then the engine, within `shutdown_timeout_ms` (cli/shutdown.ts; the
+ * value of the config the engine runs). 0 after a signal, as a signal is how the engine is meant
+ * to stop; 1 after an engine bug during start-up, or when the budget cut a step off.
  */
 async function shutDown(
   cause: StopCause,
   io: Io,
   engine?: RunningEngine,
   supervision?: Supervision,
+  budgetMs = supervision?.reloader.config.shutdown_timeout_ms,
 ): Promise<number> {
+  const startedAt = Date.now();
   const fault = typeof cause === "string" ? undefined : cause;
   if (fault) io.err(`Error: Engine bug during start-up, stopping: ${faultDetail(fault)}`);
   else io.out(`Received ${cause}: shutting down`);
   const code = fault ? 1 : 0;
   if (!engine) return code;
   engine.health.stopping(); // /health/ready answers 503 while the work drains
-  // Built-in workers first: engine-http lets the requests in progress finish while the workers
-  // that answer them still run. Then the local workers, then the engine.
-  for (const name of engine.builtinNames().reverse()) {
-    await engine.stopBuiltin(name).catch((e) =>
-      io.err(`Error: Stopping worker "${name}" failed: ${(e as Error).message}`)
-    );
-  }
-  await supervision?.stop();
-  await engine.stop();
-  io.out("Engine stopped");
-  return code;
+  // engine-http first (its requests in progress finish while the workers answering them still
+  // run), then the local workers, the other built-in workers and the engine, each within its share.
+  const { cut } = await stopWithinBudget(engine, supervision, budgetMs ?? 8000, startedAt);
+  io.out(cut.length === 0 ? "Engine stopped" : `Engine stopped: ${cut.length} step(s) cut off`);
+  return cut.length === 0 ? code : 1;
 }

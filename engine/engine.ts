@@ -103,7 +103,11 @@ export interface RunningEngine {
   holdCallsOf(name: string): () => void;
   builtinNames(): string[];
   describeBuiltin(name: string): Record<string, unknown> | undefined;
-  stop(): Promise<void>;
+  /**
+   * Stops the built-in workers, waits for calls in flight (`graceMs`, default `shutdownGraceMs`),
+   * fails the rest and closes every connection.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 interface Attached {
@@ -255,7 +259,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
     },
     builtinNames: () => [...attached.keys()].filter((n) => n !== "engine"),
     describeBuiltin: (name) => attached.get(name)?.running?.describe?.(),
-    async stop() {
+    async stop(stopOptions) {
       health.stopping();
       stopEvents();
       stopBuiltins();
@@ -265,7 +269,7 @@ export async function startEngine(options: StartOptions = {}): Promise<RunningEn
           log.error(`Stopping built-in worker "${name}" failed`, { error: String(e) })
         );
       }
-      await within(engine.invocations.whenEmpty(), graceMs);
+      await within(engine.invocations.whenEmpty(), stopOptions?.graceMs ?? graceMs);
       for (const id of [...engine.invocations.ids(), ...engine.heldCallIds()]) {
         engine.stop(id, "the engine is shutting down");
       }

@@ -292,6 +292,7 @@ Deno.test("parseConfig() fills every default", async (t) => {
         port: 49134,
         invocation_timeout_ms: 30_000,
         max_frame_bytes: 16 * 1024 * 1024,
+        shutdown_timeout_ms: 8000,
         auth: {},
         workers: [],
         console: { host: "127.0.0.1", port: 3113, enabled: true },

@@ -21,6 +21,7 @@ export const APPLIED: Readonly<Record<keyof EngineConfig, "live" | "restart">> =
   port: "restart",
   invocation_timeout_ms: "restart",
   max_frame_bytes: "restart",
+  shutdown_timeout_ms: "live",
   auth: "restart",
   workers: "live",
   console: "restart",

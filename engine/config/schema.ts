@@ -87,6 +87,8 @@ export const EngineConfig = z.strictObject({
   port: Port.default(DEFAULT_PORT),
   invocation_timeout_ms: z.number().int().positive().default(30_000),
   max_frame_bytes: z.number().int().positive().default(16 * 1024 * 1024),
+  /** How long a stop (SIGTERM, SIGINT) may take before what is left is cut off: under docker's 10 s. */
+  shutdown_timeout_ms: z.number().int().min(1000).default(8000),
   auth: AuthConfig.prefault({}),
   workers: z.array(WorkerEntry).default([]).superRefine((workers, ctx) => {
     const seen = new Map<string, number>();
