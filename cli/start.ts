@@ -201,9 +201,9 @@ async function startAndRun(
       withGlobalMiddleware(current, entry.name, entry.config ?? {}),
   });
   if (received) return shutDown(received, io, engine, supervision);
+  printer.follow(() => supervision.reloader.config.logs);
   engine.health.watch(() => supervision.reloader.builtinFailures());
   engine.health.serving();
-  printer.follow(() => supervision.reloader.config.logs);
   const log = engine.logs.logger({ source: "engine" });
   faults.serving((message) => log.error(message));
   // For the CLI, whose view of the port may differ (ENGINE_PORT, port 0): cli/engine_record.ts.
