@@ -11,23 +11,10 @@ import assert from "node:assert/strict";
 import { spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { type Frame, RawWorker } from "../support/raw_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
+import { replicasOf, until } from "../support/until.ts";
 
 const FIXTURE = "tests/fixtures/drain/iii_replica_worker.ts";
 const CALLERS = 4;
-
-/** Resolves once `check()` holds, trying again every 20 ms; fails naming `what` after 20 s. */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function replicas(caller: RawWorker, id: string): Promise<number> {
-  const listed = (await caller.call("engine::functions::list", {})).result.functions;
-  return listed.find((f: Frame) => f.function_id === id)?.replicas ?? 0;
-}
 
 /** A call of the loop: whether it started after A's socket was seen gone, and its answer. */
 interface Call {
@@ -56,7 +43,7 @@ for (const [how, stop] of Object.entries(STOPS)) {
       started.push(b);
       const caller = await RawWorker.connect(engine.url);
       callers.push(caller);
-      await until("two replicas", async () => (await replicas(caller, "iiidrain::hello")) === 2);
+      await until("two replicas", async () => (await replicasOf(caller, "iiidrain::hello")) === 2);
 
       const heldId = crypto.randomUUID();
       caller.send({
@@ -85,7 +72,10 @@ for (const [how, stop] of Object.entries(STOPS)) {
       stop(a);
       const held = await caller.next((f) => f.invocation_id === heldId, { timeoutMs: 20_000 });
       assert.equal(held.error?.code, "invocation_stopped", JSON.stringify(held));
-      await until("A's socket gone", async () => (await replicas(caller, "iiidrain::hello")) === 1);
+      await until(
+        "A's socket gone",
+        async () => (await replicasOf(caller, "iiidrain::hello")) === 1,
+      );
       gone = true;
       const atGone = calls.length;
       await until("calls after A left", () => calls.length >= atGone + 50);

@@ -10,10 +10,11 @@
  */
 import assert from "node:assert/strict";
 import { ROOT, spawnEngine, tempConfig } from "../support/engine_process.ts";
-import { type Frame, RawWorker } from "../support/raw_worker.ts";
+import { RawWorker } from "../support/raw_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 import { freePort } from "../support/ports.ts";
 import { EngineError, registerWorker, type Worker } from "../../sdk/typescript/mod.ts";
+import { replicasOf, until } from "../support/until.ts";
 
 const FIXTURE = "tests/fixtures/drain/drain_worker";
 
@@ -26,20 +27,6 @@ const REPLICAS: Record<string, (env: Record<string, string>) => Promise<WorkerPr
       PYTHONDONTWRITEBYTECODE: "1",
     }, { cmd: "python3", args: [`${ROOT}${FIXTURE}.py`] }),
 };
-
-/** Resolves once `check()` holds, trying again every 20 ms; fails naming `what` after 20 s. */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function replicas(caller: RawWorker, id: string): Promise<number> {
-  const listed = (await caller.call("engine::functions::list", {})).result.functions;
-  return listed.find((f: Frame) => f.function_id === id)?.replicas ?? 0;
-}
 
 for (const [language, spawn] of Object.entries(REPLICAS)) {
   Deno.test(`a graceful stop of one ${language} replica, another live: no caller sees a failure`, async () => {
@@ -65,7 +52,7 @@ for (const [language, spawn] of Object.entries(REPLICAS)) {
       await sdk.ready();
       await until(
         "two replicas of drain::hello",
-        async () => (await replicas(caller!, "drain::hello")) === 2,
+        async () => (await replicasOf(caller!, "drain::hello")) === 2,
       );
 
       // A runs a call through the whole deploy: its drain lasts until it is released.
@@ -108,7 +95,7 @@ for (const [language, spawn] of Object.entries(REPLICAS)) {
       await until("A to start draining", () => a.output.join("").includes("draining"));
       const atDrain = served;
       await until("calls while A drains", () => served >= atDrain + 300);
-      const whileDraining = await replicas(caller, "drain::hello");
+      const whileDraining = await replicasOf(caller, "drain::hello");
 
       Deno.kill(a.pid, "SIGUSR1"); // A's held call ends: its drain is over
       const answer = await held;

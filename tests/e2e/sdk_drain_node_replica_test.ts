@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { spawnEngine, tempConfig } from "../support/engine_process.ts";
 import { freePort } from "../support/ports.ts";
-import { type Frame, RawWorker } from "../support/raw_worker.ts";
+import { RawWorker } from "../support/raw_worker.ts";
 import { nodeVersion } from "../../sdk/typescript/_testing/node.ts";
 import { EngineError, registerWorker, type Worker } from "../../sdk/typescript/mod.ts";
 import {
@@ -21,23 +21,10 @@ import {
   spawnNodeWorker,
   stopNodeWorker,
 } from "./sdk_drain_node_worker.ts";
+import { replicasOf, until } from "../support/until.ts";
 
 const NODE = nodeVersion();
 if (!NODE) console.warn("SKIPPING the Node rolling-deploy drain test: `node` is not on PATH");
-
-/** Resolves once `check()` holds, trying again every 20 ms; fails naming `what` after 20 s. */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function replicas(caller: RawWorker, id: string): Promise<number> {
-  const listed = (await caller.call("engine::functions::list", {})).result.functions;
-  return listed.find((f: Frame) => f.function_id === id)?.replicas ?? 0;
-}
 
 Deno.test({
   name: `[Node ${
@@ -83,7 +70,7 @@ async function rollingStop(hold: boolean): Promise<void> {
     await sdk.ready();
     await until(
       "two replicas of drain::hello",
-      async () => (await replicas(caller!, "drain::hello")) === 2,
+      async () => (await replicasOf(caller!, "drain::hello")) === 2,
     );
 
     // A runs a call through the whole deploy: its drain lasts until it is released.
@@ -128,7 +115,7 @@ async function rollingStop(hold: boolean): Promise<void> {
       const atDrain = answeredBy.length;
       await until("calls while A drains", () => answeredBy.length >= atDrain + 300);
       assert.equal(
-        await replicas(caller, "drain::hello"),
+        await replicasOf(caller, "drain::hello"),
         1,
         "A's drain::hello was unregistered while it drained",
       );
