@@ -18,62 +18,20 @@
  * @module
  */
 
-import type { ErrorBody, Logger } from "../../engine/api.ts";
 import { loggedOutageOf } from "../_shared/store_outage.ts";
-import type { ClaimedMessage, QueueStore } from "./adapters/store.ts";
+import type { ClaimedMessage } from "./adapters/store.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { QueueSettings } from "./config.ts";
 import { FORGET_AFTER_MS, IdleQueues } from "./idle.ts";
 import { isIdle, newQueueState, type QueueState } from "./queue_state.ts";
 import { bodyOf, messageOf, notRegistered, stopped } from "./delivery_errors.ts";
-import { decide, type DeliveryOutcome, functionWaitDelay, type Verdict } from "./retry.ts";
+import { decide, type DeliveryOutcome, functionWaitDelay } from "./retry.ts";
+import type { DispatcherOptions } from "./dispatcher_types.ts";
+
+export type { DeliveryEvent, DeliveryTarget, DispatcherOptions } from "./dispatcher_types.ts";
 
 /** A lease outlives the delivery's time-out by this much, so the time-out decides first. */
 export const LEASE_GRACE_MS = 1000;
-
-/** What the loop needs from the engine. */
-export interface DeliveryTarget {
-  call(
-    functionId: string,
-    data: unknown,
-    options: {
-      timeoutMs: number;
-      traceparent?: string;
-      baggage?: string;
-      signal: AbortSignal;
-      /** `"async"`: the delivery's span is marked as a call the enqueuer did not wait for. */
-      trace?: "async";
-    },
-  ): Promise<unknown>;
-  hasFunction(functionId: string): boolean;
-}
-
-/** Something that happened to a message, for counters and tests. */
-export interface DeliveryEvent {
-  queue: string;
-  id: string;
-  kind: Verdict["kind"];
-  /** The failed deliveries of the message after this one. */
-  attempts: number;
-  error?: ErrorBody;
-}
-
-export interface DispatcherOptions {
-  store: QueueStore;
-  settingsOf(queue: string): QueueSettings;
-  target: DeliveryTarget;
-  log: Logger;
-  clock?: Clock;
-  /** The longest the timer sleeps. Default 1000 ms. */
-  pollMs?: number;
-  /** How long `stop()` lets deliveries finish before stopping them. Default 5000 ms. */
-  shutdownGraceMs?: number;
-  onEvent?(event: DeliveryEvent): void;
-  /** How long a queue stays empty and idle before the store forgets it. Default {@link FORGET_AFTER_MS}. */
-  forgetAfterMs?: number;
-  /** Called once the store forgot an empty, idle queue (not used again meanwhile). */
-  onForget?(queue: string): void;
-}
 
 /** The delivery loop of every queue of one worker. */
 export class Dispatcher {

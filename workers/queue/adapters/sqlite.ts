@@ -34,12 +34,12 @@ import type {
   DeadLetterCut,
   DeadLetterList,
   DeadLetterPage,
-  MessageMeta,
   NewMessage,
   QueueCounts,
   QueueStore,
   Reschedule,
 } from "./store.ts";
+import { cutOf, MESSAGE_COLUMNS, type MessageRow, SCHEMA, toMeta } from "./sqlite_schema.ts";
 import {
   QueueOutageLog as SqliteOutageLog,
   watchedTransaction,
@@ -57,55 +57,6 @@ export interface SqliteStoreOptions {
    * then come marked as logged. Without it, nothing is logged here.
    */
   log?: Logger;
-}
-
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS queue_names (name TEXT PRIMARY KEY) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS queue_messages (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue TEXT NOT NULL,
-    id TEXT NOT NULL,
-    function_id TEXT NOT NULL,
-    data TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    visible_at INTEGER NOT NULL,
-    lease TEXT,
-    enqueued_at INTEGER NOT NULL,
-    last_error TEXT,
-    traceparent TEXT,
-    baggage TEXT
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS queue_messages_id ON queue_messages (queue, id);
-  CREATE INDEX IF NOT EXISTS queue_messages_due ON queue_messages (queue, visible_at, seq);
-  CREATE TABLE IF NOT EXISTS queue_dead_letters (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    queue TEXT NOT NULL,
-    id TEXT NOT NULL,
-    function_id TEXT NOT NULL,
-    data TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    enqueued_at INTEGER NOT NULL,
-    failed_at INTEGER NOT NULL,
-    last_error TEXT NOT NULL,
-    traceparent TEXT,
-    baggage TEXT
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS queue_dead_letters_id ON queue_dead_letters (queue, id);
-  CREATE INDEX IF NOT EXISTS queue_dead_letters_order ON queue_dead_letters (queue, failed_at, seq);
-  CREATE INDEX IF NOT EXISTS queue_dead_letters_page ON queue_dead_letters (queue, failed_at, id);`;
-
-const MESSAGE_COLUMNS =
-  "id, function_id, data, attempts, enqueued_at, last_error, traceparent, baggage";
-
-interface MessageRow {
-  id: string;
-  function_id: string;
-  data: string;
-  attempts: number;
-  enqueued_at: number;
-  last_error: string | null;
-  traceparent: string | null;
-  baggage: string | null;
 }
 
 type Statements =
@@ -491,25 +442,6 @@ interface PendingWrite {
   write(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
-}
-
-/** The `failed_at <` bound of `cut`: past every time when it has none. */
-function cutOf(cut: DeadLetterCut): number {
-  return cut.failedBefore ?? Number.MAX_SAFE_INTEGER;
-}
-
-function toMeta(queue: string, row: MessageRow): MessageMeta {
-  const meta: MessageMeta = {
-    id: row.id,
-    queue,
-    functionId: row.function_id,
-    enqueuedAt: Number(row.enqueued_at),
-    attempts: Number(row.attempts),
-  };
-  if (row.last_error !== null) meta.lastError = JSON.parse(row.last_error);
-  if (row.traceparent !== null) meta.traceparent = row.traceparent;
-  if (row.baggage !== null) meta.baggage = row.baggage;
-  return meta;
 }
 
 /**
