@@ -8,28 +8,30 @@ import py3 from "../../../sdk/python/engine_sdk/_version.py" with { type: "text"
 import py4 from "../../../sdk/python/engine_sdk/_ws_frame.py" with { type: "text" };
 import py5 from "../../../sdk/python/engine_sdk/_ws_handshake.py" with { type: "text" };
 import py6 from "../../../sdk/python/engine_sdk/batch.py" with { type: "text" };
-import py7 from "../../../sdk/python/engine_sdk/calls.py" with { type: "text" };
-import py8 from "../../../sdk/python/engine_sdk/channel_end.py" with { type: "text" };
-import py9 from "../../../sdk/python/engine_sdk/channel_refs.py" with { type: "text" };
-import py10 from "../../../sdk/python/engine_sdk/channels.py" with { type: "text" };
-import py11 from "../../../sdk/python/engine_sdk/connection.py" with { type: "text" };
-import py12 from "../../../sdk/python/engine_sdk/context.py" with { type: "text" };
-import py13 from "../../../sdk/python/engine_sdk/dispatch.py" with { type: "text" };
-import py14 from "../../../sdk/python/engine_sdk/errors.py" with { type: "text" };
-import py15 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" };
-import py16 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
-import py17 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "text" };
-import py18 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
-import py19 from "../../../sdk/python/engine_sdk/log_handler.py" with { type: "text" };
-import py20 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
-import py21 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
-import py22 from "../../../sdk/python/engine_sdk/open_ends.py" with { type: "text" };
-import py23 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
-import py24 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
-import py25 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
-import py26 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
-import py27 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
-import py28 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
+import py7 from "../../../sdk/python/engine_sdk/call_requests.py" with { type: "text" };
+import py8 from "../../../sdk/python/engine_sdk/calls.py" with { type: "text" };
+import py9 from "../../../sdk/python/engine_sdk/channel_end.py" with { type: "text" };
+import py10 from "../../../sdk/python/engine_sdk/channel_refs.py" with { type: "text" };
+import py11 from "../../../sdk/python/engine_sdk/channels.py" with { type: "text" };
+import py12 from "../../../sdk/python/engine_sdk/connection.py" with { type: "text" };
+import py13 from "../../../sdk/python/engine_sdk/context.py" with { type: "text" };
+import py14 from "../../../sdk/python/engine_sdk/dispatch.py" with { type: "text" };
+import py15 from "../../../sdk/python/engine_sdk/errors.py" with { type: "text" };
+import py16 from "../../../sdk/python/engine_sdk/frames.py" with { type: "text" };
+import py17 from "../../../sdk/python/engine_sdk/handler_pool.py" with { type: "text" };
+import py18 from "../../../sdk/python/engine_sdk/http_stream.py" with { type: "text" };
+import py19 from "../../../sdk/python/engine_sdk/ids.py" with { type: "text" };
+import py20 from "../../../sdk/python/engine_sdk/log_handler.py" with { type: "text" };
+import py21 from "../../../sdk/python/engine_sdk/logger.py" with { type: "text" };
+import py22 from "../../../sdk/python/engine_sdk/metadata.py" with { type: "text" };
+import py23 from "../../../sdk/python/engine_sdk/open_ends.py" with { type: "text" };
+import py24 from "../../../sdk/python/engine_sdk/options.py" with { type: "text" };
+import py25 from "../../../sdk/python/engine_sdk/providers.py" with { type: "text" };
+import py26 from "../../../sdk/python/engine_sdk/refs.py" with { type: "text" };
+import py27 from "../../../sdk/python/engine_sdk/registry.py" with { type: "text" };
+import py28 from "../../../sdk/python/engine_sdk/session.py" with { type: "text" };
+import py29 from "../../../sdk/python/engine_sdk/websocket.py" with { type: "text" };
+import py30 from "../../../sdk/python/engine_sdk/worker.py" with { type: "text" };
 
 /** The Python SDK's files by name, written to `<worker>/engine_sdk/<name>`. */
 export const PYTHON_SDK: Readonly<Record<string, string>> = {
@@ -40,26 +42,28 @@ export const PYTHON_SDK: Readonly<Record<string, string>> = {
   "_ws_frame.py": py4,
   "_ws_handshake.py": py5,
   "batch.py": py6,
-  "calls.py": py7,
-  "channel_end.py": py8,
-  "channel_refs.py": py9,
-  "channels.py": py10,
-  "connection.py": py11,
-  "context.py": py12,
-  "dispatch.py": py13,
-  "errors.py": py14,
-  "frames.py": py15,
-  "handler_pool.py": py16,
-  "http_stream.py": py17,
-  "ids.py": py18,
-  "log_handler.py": py19,
-  "logger.py": py20,
-  "metadata.py": py21,
-  "open_ends.py": py22,
-  "options.py": py23,
-  "providers.py": py24,
-  "registry.py": py25,
-  "session.py": py26,
-  "websocket.py": py27,
-  "worker.py": py28,
+  "call_requests.py": py7,
+  "calls.py": py8,
+  "channel_end.py": py9,
+  "channel_refs.py": py10,
+  "channels.py": py11,
+  "connection.py": py12,
+  "context.py": py13,
+  "dispatch.py": py14,
+  "errors.py": py15,
+  "frames.py": py16,
+  "handler_pool.py": py17,
+  "http_stream.py": py18,
+  "ids.py": py19,
+  "log_handler.py": py20,
+  "logger.py": py21,
+  "metadata.py": py22,
+  "open_ends.py": py23,
+  "options.py": py24,
+  "providers.py": py25,
+  "refs.py": py26,
+  "registry.py": py27,
+  "session.py": py28,
+  "websocket.py": py29,
+  "worker.py": py30,
 };

@@ -10,7 +10,6 @@ import asyncio
 import concurrent.futures
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from . import _live, frames
@@ -20,11 +19,13 @@ from .channels import Channel, make_channel
 from .context import current_scope
 from .errors import EngineError
 from .handler_pool import HandlerPool, blocking
-from .ids import check_function_id, check_target_id
+from .ids import check_function_id
 from .metadata import worker_metadata
-from .options import InitOptions, is_number, resolve_name, resolve_url, to_options, upgrade_headers
+from .options import InitOptions, resolve_name, resolve_url, to_options, upgrade_headers
 from .providers import make_provided_type
+from .refs import FunctionRef, Trigger, TriggerTypeRef
 from .registry import Registry, make_entry
+from .call_requests import check_request, create_request
 from .session import Session
 
 def default_worker() -> Worker | None:
@@ -33,30 +34,6 @@ def default_worker() -> Worker | None:
         if worker.running:
             return worker
     return None
-
-
-@dataclass(frozen=True)
-class FunctionRef:
-    """A registered function. ``unregister()`` removes it from the engine."""
-
-    id: str
-    unregister: Callable[[], None]
-
-
-@dataclass(frozen=True)
-class Trigger:
-    """A registered trigger. ``unregister()`` unbinds it."""
-
-    id: str
-    unregister: Callable[[], None]
-
-
-@dataclass(frozen=True)
-class TriggerTypeRef:
-    """A trigger type this worker provides. ``unregister()`` stops providing it."""
-
-    id: str
-    unregister: Callable[[], None]
 
 
 def register_worker(
@@ -366,7 +343,7 @@ class Worker:
                 channel.writer.write_sync(b"the file's bytes")
                 channel.writer.close_sync()
         """
-        result = self.trigger(_create_request(buffer_size))
+        result = self.trigger(create_request(buffer_size))
         return make_channel(result, self.url, self.options, self._loop, self._session.ends)
 
     async def create_channel_async(self, buffer_size: int | None = None) -> Channel:
@@ -382,25 +359,11 @@ class Worker:
                     await out.write(b"the report")
                 return await stored
         """
-        result = await self.trigger_async(_create_request(buffer_size))
+        result = await self.trigger_async(create_request(buffer_size))
         return make_channel(result, self.url, self.options, self._loop, self._session.ends)
 
     def _prepare_call(self, request: Mapping[str, Any]) -> Any:
-        if not isinstance(request, Mapping):
-            raise ValueError(f"Invalid trigger request: expected a dict, got {type(request).__name__}")
-        function_id = request.get("function_id")
-        check_target_id(function_id, "function_id")
-        unknown = [key for key in request if key not in _REQUEST_KEYS]
-        if unknown:
-            # A misspelt key ("data", "timeoutMs") would silently call with no payload or the default time-out.
-            raise ValueError(
-                f"Invalid trigger request for \"{function_id}\": unknown key {unknown[0]!r} "
-                f"(the keys are {', '.join(_REQUEST_KEYS)})"
-            )
-        timeout_ms = request.get("timeout_ms", self.options.invocation_timeout_ms)
-        if not is_number(timeout_ms) or timeout_ms <= 0:
-            raise ValueError(f'Invalid "timeout_ms" for "{function_id}": expected a positive number, got {timeout_ms!r}')
-        action = frames.check_action(request.get("action"), function_id)
+        function_id, timeout_ms, action = check_request(request, self.options.invocation_timeout_ms)
         # While the worker drains, handlers finishing still make calls; after it, none goes out.
         if self._stopped.is_set():
             raise EngineError("shutdown", "Worker is shut down", function_id=function_id)
@@ -530,14 +493,3 @@ class Worker:
             self._loop.call_soon_threadsafe(fn, *args)
         except RuntimeError:
             pass  # the loop is closed: the worker is shut down
-
-
-_REQUEST_KEYS = ("function_id", "payload", "timeout_ms", "action", "metadata")
-
-
-def _create_request(buffer_size: int | None) -> dict[str, Any]:
-    if buffer_size is None:
-        return {"function_id": "engine::channels::create", "payload": {}}
-    if not isinstance(buffer_size, int) or isinstance(buffer_size, bool) or buffer_size < 1:
-        raise ValueError(f"Invalid buffer_size {buffer_size!r} for create_channel(): expected a positive integer")
-    return {"function_id": "engine::channels::create", "payload": {"buffer_size": buffer_size}}
