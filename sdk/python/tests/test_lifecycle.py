@@ -106,6 +106,9 @@ class LifecycleTest(support.WorkerTestCase):
 
     def test_run_forever_exits_cleanly_on_sigint(self) -> None:
         proc, peer = self.run_script("worker.run_forever()")
+        # A SIGINT before run_forever() waits is Python's own KeyboardInterrupt at the call: its
+        # SIGTERM handler, installed as the wait begins, says the wait is there.
+        self.wait_for_sigterm_handler(proc.pid)
         proc.send_signal(signal.SIGINT)
         self.assert_clean_exit(proc, peer)
 
