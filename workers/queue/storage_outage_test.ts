@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { type EngineProcess, spawnEngine } from "../../tests/support/engine_process.ts";
 import { storeEngineConfig } from "../../tests/support/store_engine.ts";
 import { type Message, SdkProcess } from "./_sdk_process.ts";
+import { canMount, fillDisk, mountTinyDisk } from "../_shared/_tiny_disk.ts";
 
 const QUEUES = 5;
 /** The dispatcher polls about once a second: this window holds a few polls of every queue. */
@@ -73,21 +74,18 @@ Deno.test("queue database deleted under a running engine: one log line, not one 
   }
 });
 
-/** Whether a tmpfs can be mounted here (root on Linux). */
-const canMount = Deno.build.os === "linux" && Deno.uid() === 0;
-
 Deno.test({
   name: "queue database on a full disk: one line when writes fail, one when they work again",
   ignore: !canMount,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "queue-full-" });
     // Over SQLite's WAL checkpoint (4 MiB), so the WAL does not fill the disk by itself.
-    await run("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir);
+    const disk = await mountTinyDisk("16m");
+    const dir = disk.dir;
     try {
       await withWaitingMessages(dir, async ({ engine, producer, path }) => {
         const from = engine.lines.length;
         const filler = join(dir, "filler");
-        await fill(filler);
+        await fillDisk(filler);
         assert.match(
           errorOf(await producer.enqueue("q0", "nobody::here", {})),
           /database or disk is full/,
@@ -109,27 +107,7 @@ Deno.test({
         assert.equal(depth, QUEUES + 1);
       });
     } finally {
-      await run("umount", dir);
-      await Deno.remove(dir, { recursive: true });
+      await disk.unmount();
     }
   },
 });
-
-/** Writes zeros to `file` until the disk is full. */
-async function fill(file: string): Promise<void> {
-  const f = await Deno.open(file, { create: true, write: true });
-  const block = new Uint8Array(64 * 1024);
-  try {
-    for (;;) await f.write(block);
-  } catch (error) {
-    if (!(error instanceof Error) || !/No space left/.test(error.message)) throw error;
-  } finally {
-    f.close();
-  }
-}
-
-async function run(...command: string[]): Promise<void> {
-  const [program, ...args] = command;
-  const { code, stderr } = await new Deno.Command(program!, { args, stderr: "piped" }).output();
-  assert.equal(code, 0, `${command.join(" ")}: ${new TextDecoder().decode(stderr)}`);
-}
