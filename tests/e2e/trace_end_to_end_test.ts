@@ -19,21 +19,8 @@ import {
 import { RawWorker, waitForFunctions } from "../support/raw_worker.ts";
 import { spawnWorker, type WorkerProcess } from "../support/worker_process.ts";
 import { freePort } from "../support/ports.ts";
+import type { Span } from "../../engine/observability/traces.ts";
 
-interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  kind: string;
-  name: string;
-  functionId?: string;
-  worker?: string;
-  start: number;
-  durationMs: number;
-  status: string;
-  error?: { code: string; message: string };
-  attributes?: Record<string, unknown>;
-}
 interface Entry {
   level: string;
   message: string;
