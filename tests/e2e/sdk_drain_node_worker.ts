@@ -21,8 +21,7 @@
  */
 import { join } from "node:path";
 import { ROOT } from "../support/engine_process.ts";
-import { readLines } from "../support/lines.ts";
-import { Waiters } from "../support/waiters.ts";
+import { type LineProcess, spawnLineProcess } from "../support/line_process.ts";
 
 /** The SDK as the quickstart template ships it (`deno run -A cli/templates/generate.ts`). */
 export const BUNDLE = `${ROOT}cli/templates/quickstart/workers/caller-worker/engine-sdk.mjs`;
@@ -71,14 +70,8 @@ worker.ready().then(() => console.log("ready"), (err) => console.log("ready fail
 `;
 
 /** A Node worker process and the lines it printed (stdout and stderr). */
-export interface NodeWorker {
-  child: Deno.ChildProcess;
+export interface NodeWorker extends LineProcess {
   pid: number;
-  lines: string[];
-  /** Resolves with the first line matching `pattern`; rejects once the process has ended. */
-  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  /** The exit status, once the output has ended too. */
-  exited: Promise<Deno.CommandStatus>;
   /** Sends `signal` if it still runs. */
   signal(signal: Deno.Signal): void;
 }
@@ -93,56 +86,19 @@ export async function prepareWorkerDir(): Promise<string> {
 
 /** Starts `node worker.mjs` in `dir` with `env`. */
 export function spawnNodeWorker(dir: string, env: Record<string, string>): NodeWorker {
-  const child = new Deno.Command("node", {
-    args: ["worker.mjs"],
+  const worker = spawnLineProcess(["worker.mjs"], {
+    command: "node",
     cwd: dir,
     env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines: string[] = [];
-  const waiters = new Waiters<string>({
-    item: "line",
-    seen: () => lines,
-    show: 20,
+    name: "the Node worker",
     timeoutMs: 20_000,
   });
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const line of readLines(stream, { unterminated: true })) {
-      lines.push(line);
-      waiters.deliver(line, { all: true });
-    }
-  };
-  const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
-  const exited = child.status.then(async (status) => (await pumps, status));
-  let ended = false;
-  exited.then((status) => {
-    ended = true;
-    waiters.rejectAll((what) =>
-      new Error(`Stopped waiting for ${what}: node exited with code ${status.code}:\n${output()}`)
-    );
-  });
-  const output = () => lines.map((line) => `  ${line}`).join("\n");
   return {
-    child,
-    pid: child.pid,
-    lines,
-    waitForLine(pattern, timeoutMs) {
-      const seen = lines.find((line) => pattern.test(line));
-      if (seen !== undefined) return Promise.resolve(seen);
-      const description = `a line of the Node worker matching ${pattern}`;
-      if (ended) {
-        return Promise.reject(new Error(`Node exited before ${description}:\n${output()}`));
-      }
-      return waiters.wait((line) => pattern.test(line), {
-        description,
-        ...(timeoutMs ? { timeoutMs } : {}),
-      });
-    },
-    exited,
+    ...worker,
+    pid: worker.child.pid,
     signal(signal) {
       try {
-        child.kill(signal);
+        worker.child.kill(signal);
       } catch { /* already exited */ }
     },
   };

@@ -27,8 +27,10 @@ export interface LineProcess {
   kill(signal: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
-/** Where and how {@link spawnLineProcess} runs `deno`. */
+/** Where and how {@link spawnLineProcess} runs `deno` (or `command`). */
 export interface LineProcessOptions {
+  /** The program to run; `deno` (this one) by default. */
+  command?: string;
   cwd: string;
   env: Record<string, string>;
   /** The process as a time-out message names it, e.g. "the engine". */
@@ -37,9 +39,9 @@ export interface LineProcessOptions {
   timeoutMs: number;
 }
 
-/** Runs `deno <args>` with its output piped and read as lines. */
+/** Runs `deno <args>` (or `options.command`) with its output piped and read as lines. */
 export function spawnLineProcess(args: string[], options: LineProcessOptions): LineProcess {
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(options.command ?? Deno.execPath(), {
     args,
     cwd: options.cwd,
     env: options.env,
